@@ -1,0 +1,2 @@
+// Package fsys: STUB being implemented.
+package fsys

@@ -1,0 +1,134 @@
+// Package fcp holds the message types of the Forge Conformance Protocol,
+// version 1 (FCP/1), and validates messages against the JSON Schemas in
+// spec/fcp/schema. The prose specification is spec/PROTOCOL.md.
+//
+// FCP/1 is JSON Lines over stdin/stdout: one request object per line in, one
+// response object per line out, in order, each response echoing the
+// request's seq.
+package fcp
+
+import "encoding/json"
+
+// Version is the protocol version every request carries in "fcp".
+const Version = 1
+
+// The ops of FCP/1. Hello and Call are required of every implementation;
+// the others are declared in hello's "ops".
+const (
+	OpHello       = "hello"
+	OpCall        = "call"
+	OpReset       = "reset"
+	OpBye         = "bye"
+	OpDefinitions = "definitions"
+)
+
+// Request is one line written to the implementation's stdin.
+type Request struct {
+	FCP    int             `json:"fcp"`
+	Seq    int64           `json:"seq"`
+	Op     string          `json:"op"`
+	Case   string          `json:"case,omitempty"`
+	Call   *Call           `json:"call,omitempty"`
+	Ctx    *Ctx            `json:"ctx,omitempty"`
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Call is one tool call: its id, the tool's name and the JSON arguments.
+type Call struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Ctx is the per-call context of the executor SRD's ToolCtx that a test can
+// set. Absent fields take the SRD defaults (see DefaultCtx).
+type Ctx struct {
+	WorkingDir             string `json:"working_dir"`
+	MaxOutputBytes         *int64 `json:"max_output_bytes,omitempty"`
+	AvailableCapacityBytes *int64 `json:"available_capacity_bytes,omitempty"`
+}
+
+// Defaults for Ctx fields: CFG-OUT-01's max_bytes and FR-REG-04b's
+// conservative fixed capacity.
+const (
+	DefaultMaxOutputBytes         = 102400
+	DefaultAvailableCapacityBytes = 65536
+)
+
+// Budget returns min(max_output_bytes, available_capacity_bytes) with
+// defaults applied: the effective_max of FR-OUT-04 and FR-LD-OUT-03.
+func (c *Ctx) Budget() (maxOutput, capacity int64) {
+	maxOutput, capacity = DefaultMaxOutputBytes, DefaultAvailableCapacityBytes
+	if c == nil {
+		return
+	}
+	if c.MaxOutputBytes != nil {
+		maxOutput = *c.MaxOutputBytes
+	}
+	if c.AvailableCapacityBytes != nil {
+		capacity = *c.AvailableCapacityBytes
+	}
+	return
+}
+
+// EffectiveMax is min(max_output_bytes, available_capacity_bytes).
+func (c *Ctx) EffectiveMax() int64 {
+	m, a := c.Budget()
+	return min(m, a)
+}
+
+// Response is one line read from the implementation's stdout. Which fields
+// are set depends on the op: hello fills FCP, Implementation, Tools and Ops;
+// call fills OK and either Content+AllowTruncation or Error; definitions
+// fills OK and Definitions.
+type Response struct {
+	Seq            int64           `json:"seq"`
+	FCP            int             `json:"fcp,omitempty"`
+	Implementation *Implementation `json:"implementation,omitempty"`
+	Tools          []string        `json:"tools,omitempty"`
+	Ops            []string        `json:"ops,omitempty"`
+
+	OK              *bool        `json:"ok,omitempty"`
+	Content         *string      `json:"content,omitempty"`
+	AllowTruncation *bool        `json:"allow_truncation,omitempty"`
+	Error           *Error       `json:"error,omitempty"`
+	Definitions     []Definition `json:"definitions,omitempty"`
+}
+
+// Implementation identifies the implementation under test.
+type Implementation struct {
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Language string `json:"language"`
+}
+
+// Error is a ToolError on the wire.
+type Error struct {
+	Kind    string  `json:"kind"`
+	Message string  `json:"message"`
+	Denial  *Denial `json:"denial,omitempty"`
+}
+
+// Denial is a DenialReason on the wire.
+type Denial struct {
+	Reason    string `json:"reason"`
+	Tool      string `json:"tool,omitempty"`
+	Attempted string `json:"attempted,omitempty"`
+	Resolved  string `json:"resolved,omitempty"`
+	Pattern   string `json:"pattern,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// Definition is one tool definition of the registry (op "definitions"),
+// with the ToolExecutor trait's metadata.
+type Definition struct {
+	Name             string          `json:"name"`
+	Description      string          `json:"description"`
+	Parameters       json.RawMessage `json:"parameters"`
+	SideEffecting    bool            `json:"side_effecting"`
+	RequiresApproval bool            `json:"requires_approval"`
+	RiskLevel        string          `json:"risk_level"`
+}
+
+// Bool returns a pointer to b, for Response.OK and AllowTruncation.
+func Bool(b bool) *bool { return &b }
