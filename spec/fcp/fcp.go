@@ -104,9 +104,14 @@ type Implementation struct {
 
 // Error is a ToolError on the wire.
 type Error struct {
-	Kind    string  `json:"kind"`
-	Message string  `json:"message"`
-	Denial  *Denial `json:"denial,omitempty"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Tool and File are the ToolError variant fields that name a tool
+	// (Timeout, ExecutionFailed, UnknownTool, DuplicateTool) or a file
+	// (PatchFailed, StaleFile); optional on the wire.
+	Tool   string  `json:"tool,omitempty"`
+	File   string  `json:"file,omitempty"`
+	Denial *Denial `json:"denial,omitempty"`
 }
 
 // Denial is a DenialReason on the wire.

@@ -1,0 +1,101 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/forge-conform/forge-conform/spec/fcp"
+)
+
+// A golden file holds one normalized response: a JSON header line, then
+// (for successful calls) the exact content bytes.
+//
+//	{"ok":true,"allow_truncation":false}
+//	{"path":".","entries":[...],...}
+//
+// For errors the header carries kind and denial; the message is free text
+// unless the SRD fixes it, and the case's expectation checks the words that
+// matter. Inside content, free-text fields are masked before comparing
+// (list_directory's per-entry "error" messages, which the SRD only asks to
+// be "short, non-localized").
+
+type goldenHeader struct {
+	OK              bool           `json:"ok"`
+	AllowTruncation *bool          `json:"allow_truncation,omitempty"`
+	Kind            string         `json:"kind,omitempty"`
+	Denial          *fcp.Denial    `json:"denial,omitempty"`
+	Definitions     []goldenDefRef `json:"definitions,omitempty"`
+}
+
+type goldenDefRef struct {
+	Name string `json:"name"`
+}
+
+// Golden renders the golden file for a normalized response.
+func Golden(tool string, r fcp.Response) []byte {
+	h := goldenHeader{OK: r.OK != nil && *r.OK, AllowTruncation: r.AllowTruncation}
+	if r.Error != nil {
+		h.Kind, h.Denial = r.Error.Kind, r.Error.Denial
+	}
+	var body []byte
+	if r.Definitions != nil {
+		body, _ = json.MarshalIndent(r.Definitions, "", "  ")
+	} else if r.Content != nil {
+		body = []byte(*r.Content)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(h)
+	buf.Write(body)
+	return buf.Bytes()
+}
+
+var entryErrorField = regexp.MustCompile(`"error":"(?:[^"\\]|\\.)*"`)
+
+// mask hides free-text fields of a tool's content.
+func mask(tool string, golden []byte) []byte {
+	if tool == "list_directory" {
+		return entryErrorField.ReplaceAll(golden, []byte(`"error":"<free text>"`))
+	}
+	return golden
+}
+
+// CompareGolden compares the golden file want with the rendering of the
+// response. ids are the case's IDs.
+func CompareGolden(tool string, want []byte, r fcp.Response, ids []string) []Failure {
+	got := Golden(tool, r)
+	w, g := mask(tool, want), mask(tool, got)
+	if bytes.Equal(w, g) {
+		return nil
+	}
+	return []Failure{{IDs: ids, Kind: KindGolden,
+		Message: fmt.Sprintf("response differs from the golden bytes (%d bytes want, %d got)", len(w), len(g)),
+		Diff:    goldenDiff(w, g)}}
+}
+
+// goldenDiff diffs line by line; one-line JSON bodies are indented first
+// so the diff points at the entry that differs.
+func goldenDiff(want, got []byte) string {
+	return cmp.Diff(goldenLines(want), goldenLines(got))
+}
+
+func goldenLines(b []byte) []string {
+	head, body, _ := bytes.Cut(b, []byte("\n"))
+	lines := []string{string(head)}
+	var ind bytes.Buffer
+	if json.Valid(body) && json.Indent(&ind, body, "", "  ") == nil && !bytes.Contains(body, []byte("\n")) {
+		return append(lines, strings.Split(ind.String(), "\n")...)
+	}
+	return append(lines, strings.Split(string(body), "\n")...)
+}
+
+// GoldenDiffOf diffs the golden renderings of two responses.
+func GoldenDiffOf(tool string, want, got fcp.Response) string {
+	return goldenDiff(mask(tool, Golden(tool, want)), mask(tool, Golden(tool, got)))
+}

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"sort"
+
+	"github.com/forge-conform/forge-conform/spec"
+)
+
+// ID statuses beyond the case statuses.
+const (
+	Uncovered  Status = "uncovered"  // testable, but no case covers it
+	Untestable Status = "untestable" // FCP/1 cannot observe it; see the catalog
+)
+
+// Aggregate folds case verdicts into per-ID verdicts for every catalogued
+// ID. An ID fails when a case covering it fails or when an invariant tagged
+// with it fails on any case; it errors when a covering case errored; it
+// passes when a covering case passed and nothing failed; it is skipped when
+// all its cases were skipped.
+func Aggregate(set *spec.Set, results []*Result) []IDResult {
+	type acc struct {
+		cases                       []string
+		failed, errored, passed, sk bool
+	}
+	accs := map[string]*acc{}
+	get := func(id string) *acc {
+		a := accs[id]
+		if a == nil {
+			a = &acc{}
+			accs[id] = a
+		}
+		return a
+	}
+	for _, res := range results {
+		if res == nil {
+			continue
+		}
+		name := res.Case.FullName()
+		for _, id := range res.Case.IDs {
+			a := get(id)
+			a.cases = append(a.cases, name)
+			switch res.Status {
+			case Passed:
+				a.passed = true
+			case Errored:
+				a.errored = true
+			case Skipped:
+				a.sk = true
+			case Failed:
+				// Only the IDs a failure names are failed; the case's other
+				// IDs are not blamed for an invariant of another ID.
+				a.passed = a.passed || !namedIn(id, res)
+			}
+		}
+		if res.Status == Failed {
+			for _, f := range res.Failures {
+				for _, id := range f.IDs {
+					get(id).failed = true
+				}
+			}
+			if len(res.Failures) == 0 { // an expected failure that passed
+				for _, id := range res.Case.IDs {
+					get(id).failed = true
+				}
+			}
+		}
+	}
+	var out []IDResult
+	for _, name := range set.Names() {
+		c := set.Catalogs[name]
+		for _, req := range c.Requirements {
+			a := accs[req.ID]
+			ir := IDResult{Spec: name, ID: req.ID, Testable: req.Testable, Level: req.Level, Summary: req.Summary}
+			switch {
+			case a != nil && a.failed:
+				ir.Status = Failed
+			case a != nil && a.errored:
+				ir.Status = Errored
+			case a != nil && a.passed:
+				ir.Status = Passed
+			case a != nil && a.sk:
+				ir.Status = Skipped
+			case req.Testable:
+				ir.Status = Uncovered
+			default:
+				ir.Status = Untestable
+			}
+			if a != nil {
+				ir.Cases = a.cases
+				sort.Strings(ir.Cases)
+			}
+			out = append(out, ir)
+		}
+	}
+	return out
+}
+
+func namedIn(id string, res *Result) bool {
+	for _, f := range res.Failures {
+		for _, x := range f.IDs {
+			if x == id {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,212 @@
+package fsys
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// The operations a Fault can target.
+const (
+	OpLstat    = "lstat"    // Lstat / LstatIfPossible
+	OpStat     = "stat"     // Stat
+	OpReaddir  = "readdir"  // Readdir and Readdirnames on an opened directory
+	OpOpen     = "open"     // Open, OpenFile and Create
+	OpReadlink = "readlink" // ReadlinkIfPossible
+)
+
+// FaultOps lists the operations a Fault can target.
+func FaultOps() []string {
+	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink}
+}
+
+// Fault makes one operation on one path fail with Err.
+type Fault struct {
+	Op   string // one of FaultOps()
+	Path string // absolute; compared with the operation's name after filepath.Clean
+	Err  error  // typically a syscall.Errno, see ParseErrno
+}
+
+// Validate reports what is wrong with f, if anything.
+func (f Fault) Validate() error {
+	switch {
+	case !slices.Contains(FaultOps(), f.Op):
+		return fmt.Errorf("fault op %q is unknown; use one of %s", f.Op, strings.Join(FaultOps(), ", "))
+	case !filepath.IsAbs(f.Path):
+		return fmt.Errorf("fault path %q is not absolute; give the full path the tool will use", f.Path)
+	case f.Err == nil:
+		return fmt.Errorf("fault %s %q has no error; set one, e.g. from ParseErrno", f.Op, f.Path)
+	}
+	return nil
+}
+
+// ParseErrno returns the errno named name ("EACCES", "EPERM", "ENOENT",
+// "EIO", "ELOOP" or "ENOTDIR").
+func ParseErrno(name string) (syscall.Errno, error) {
+	switch name {
+	case "EACCES":
+		return syscall.EACCES, nil
+	case "EPERM":
+		return syscall.EPERM, nil
+	case "ENOENT":
+		return syscall.ENOENT, nil
+	case "EIO":
+		return syscall.EIO, nil
+	case "ELOOP":
+		return syscall.ELOOP, nil
+	case "ENOTDIR":
+		return syscall.ENOTDIR, nil
+	}
+	return 0, fmt.Errorf("unknown errno %q; use one of EACCES, EPERM, ENOENT, EIO, ELOOP, ENOTDIR", name)
+}
+
+type faultKey struct{ op, path string }
+
+// FaultFs wraps a filesystem and fails the operations its faults name with
+// a *fs.PathError carrying the fault's error; everything else is delegated.
+// Faults match the exact cleaned path only, never its descendants, and when
+// two faults name the same operation and path the first wins.
+type FaultFs struct {
+	base   afero.Fs
+	faults map[faultKey]error
+}
+
+// NewFaultFs returns a FaultFs over base. Faults with an unknown Op never
+// match; check them first with Fault.Validate.
+func NewFaultFs(base afero.Fs, faults []Fault) afero.Fs {
+	m := make(map[faultKey]error, len(faults))
+	for _, f := range faults {
+		k := faultKey{f.Op, filepath.Clean(f.Path)}
+		if _, dup := m[k]; !dup {
+			m[k] = f.Err
+		}
+	}
+	return &FaultFs{base: base, faults: m}
+}
+
+var (
+	_ afero.Fs        = (*FaultFs)(nil)
+	_ afero.Symlinker = (*FaultFs)(nil)
+)
+
+// fault returns the injected error for op on name, or nil.
+func (f *FaultFs) fault(op, name string) error {
+	err, ok := f.faults[faultKey{op, filepath.Clean(name)}]
+	if !ok {
+		return nil
+	}
+	pathOp := op
+	if op == OpReaddir {
+		pathOp = "readdirent" // what os.File reports for a failed getdents
+	}
+	return &fs.PathError{Op: pathOp, Path: name, Err: err}
+}
+
+// Name implements afero.Fs.
+func (f *FaultFs) Name() string { return "FaultFs" }
+
+// LstatIfPossible implements afero.Lstater.
+func (f *FaultFs) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
+	if err := f.fault(OpLstat, name); err != nil {
+		return nil, true, err
+	}
+	if l, ok := f.base.(afero.Lstater); ok {
+		return l.LstatIfPossible(name)
+	}
+	fi, err := f.base.Stat(name)
+	return fi, false, err
+}
+
+// Stat implements afero.Fs.
+func (f *FaultFs) Stat(name string) (fs.FileInfo, error) {
+	if err := f.fault(OpStat, name); err != nil {
+		return nil, err
+	}
+	return f.base.Stat(name)
+}
+
+// ReadlinkIfPossible implements afero.LinkReader.
+func (f *FaultFs) ReadlinkIfPossible(name string) (string, error) {
+	if err := f.fault(OpReadlink, name); err != nil {
+		return "", err
+	}
+	return Readlink(f.base, name)
+}
+
+// SymlinkIfPossible implements afero.Linker.
+func (f *FaultFs) SymlinkIfPossible(oldname, newname string) error {
+	if l, ok := f.base.(afero.Linker); ok {
+		return l.SymlinkIfPossible(oldname, newname)
+	}
+	return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: afero.ErrNoSymlink}
+}
+
+// Open implements afero.Fs.
+func (f *FaultFs) Open(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// Create implements afero.Fs.
+func (f *FaultFs) Create(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// OpenFile implements afero.Fs.
+func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
+	if err := f.fault(OpOpen, name); err != nil {
+		return nil, err
+	}
+	file, err := f.base.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	if rerr := f.fault(OpReaddir, name); rerr != nil {
+		return &faultFile{File: file, err: rerr}, nil
+	}
+	return file, nil
+}
+
+// Mkdir implements afero.Fs.
+func (f *FaultFs) Mkdir(name string, perm fs.FileMode) error { return f.base.Mkdir(name, perm) }
+
+// MkdirAll implements afero.Fs.
+func (f *FaultFs) MkdirAll(path string, perm fs.FileMode) error { return f.base.MkdirAll(path, perm) }
+
+// Remove implements afero.Fs.
+func (f *FaultFs) Remove(name string) error { return f.base.Remove(name) }
+
+// RemoveAll implements afero.Fs.
+func (f *FaultFs) RemoveAll(path string) error { return f.base.RemoveAll(path) }
+
+// Rename implements afero.Fs.
+func (f *FaultFs) Rename(oldname, newname string) error { return f.base.Rename(oldname, newname) }
+
+// Chmod implements afero.Fs.
+func (f *FaultFs) Chmod(name string, mode fs.FileMode) error { return f.base.Chmod(name, mode) }
+
+// Chown implements afero.Fs.
+func (f *FaultFs) Chown(name string, uid, gid int) error { return f.base.Chown(name, uid, gid) }
+
+// Chtimes implements afero.Fs.
+func (f *FaultFs) Chtimes(name string, atime, mtime time.Time) error {
+	return f.base.Chtimes(name, atime, mtime)
+}
+
+// faultFile is an opened directory whose listing fails with err.
+type faultFile struct {
+	afero.File
+	err error
+}
+
+// Readdir implements afero.File.
+func (f *faultFile) Readdir(int) ([]fs.FileInfo, error) { return nil, f.err }
+
+// Readdirnames implements afero.File.
+func (f *faultFile) Readdirnames(int) ([]string, error) { return nil, f.err }

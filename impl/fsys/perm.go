@@ -1,0 +1,443 @@
+package fsys
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// maxSymlinks is the number of symlinks a single path resolution may follow
+// before failing with ELOOP, as on Linux.
+const maxSymlinks = 40
+
+// access is a set of permission bits as they appear in one rwx triad.
+type access uint32
+
+const (
+	mayExec  access = 1
+	mayWrite access = 2
+	mayRead  access = 4
+)
+
+// permits reports whether the "other" triad of mode grants every bit of want.
+func permits(mode fs.FileMode, want access) bool {
+	return access(mode.Perm())&want == want
+}
+
+// PermFs wraps a filesystem and, before delegating an operation, applies the
+// permission checks the kernel would apply to a user that neither owns the
+// file nor belongs to its group: the "other" rwx bits of the real modes decide.
+// Running as root, it therefore reproduces what an unprivileged user sees.
+// Fixtures are expected to use modes whose three triads agree (0755, 0644,
+// 0444, 0000, 0333, ...), so the result is also what the owner would see when
+// the suite runs unprivileged.
+//
+// The rules, checked against the base filesystem's lstat results:
+//   - resolving a path needs search (x) on every directory passed through,
+//     starting at "/" and following symlinks met on the way (at most 40);
+//   - Lstat, Stat and Readlink need nothing more than resolution;
+//   - opening for reading needs r on the file or directory, opening for
+//     writing (or with O_TRUNC) needs w on an existing file, and creating a
+//     file needs w+x on the directory it is created in;
+//   - Readdir (which stats entries) also needs x on the directory, while
+//     Readdirnames needs only the r checked at open;
+//   - Mkdir, Remove, Symlink and Rename need w+x on the parent directories
+//     involved, and moving a directory to another parent needs w on it;
+//   - Chmod, Chown and Chtimes need only resolution, as for the owner.
+//
+// Sticky bits, ACLs and capabilities are not modelled. Denials are
+// *fs.PathError values (or *os.LinkError for Rename) carrying syscall.EACCES;
+// relative names are made absolute with the process working directory.
+// The base filesystem must be able to lstat (see Lstat).
+type PermFs struct {
+	base afero.Fs
+}
+
+// NewPermFs returns a PermFs over base.
+func NewPermFs(base afero.Fs) afero.Fs { return &PermFs{base: base} }
+
+var (
+	_ afero.Fs        = (*PermFs)(nil)
+	_ afero.Symlinker = (*PermFs)(nil)
+)
+
+// Name implements afero.Fs.
+func (p *PermFs) Name() string { return "PermFs" }
+
+// Lstat returns the FileInfo of name without following a final symlink.
+func (p *PermFs) Lstat(name string) (fs.FileInfo, error) {
+	if _, err := p.resolve("lstat", name, false); err != nil {
+		return nil, err
+	}
+	return Lstat(p.base, name)
+}
+
+// LstatIfPossible implements afero.Lstater; it always lstats.
+func (p *PermFs) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
+	fi, err := p.Lstat(name)
+	return fi, true, err
+}
+
+// Stat implements afero.Fs.
+func (p *PermFs) Stat(name string) (fs.FileInfo, error) {
+	if _, err := p.resolve("stat", name, true); err != nil {
+		return nil, err
+	}
+	return p.base.Stat(name)
+}
+
+// ReadlinkIfPossible implements afero.LinkReader.
+func (p *PermFs) ReadlinkIfPossible(name string) (string, error) {
+	if _, err := p.resolve("readlink", name, false); err != nil {
+		return "", err
+	}
+	return Readlink(p.base, name)
+}
+
+// SymlinkIfPossible implements afero.Linker.
+func (p *PermFs) SymlinkIfPossible(oldname, newname string) error {
+	linkErr := func(err error) error {
+		return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: err}
+	}
+	target, err := p.resolve("symlink", newname, false)
+	if err != nil {
+		return linkErr(errnoOf(err))
+	}
+	if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
+		return linkErr(errnoOf(err))
+	}
+	l, ok := p.base.(afero.Linker)
+	if !ok {
+		return linkErr(afero.ErrNoSymlink)
+	}
+	return l.SymlinkIfPossible(oldname, newname)
+}
+
+// Open implements afero.Fs.
+func (p *PermFs) Open(name string) (afero.File, error) {
+	return p.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// Create implements afero.Fs.
+func (p *PermFs) Create(name string) (afero.File, error) {
+	return p.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// OpenFile implements afero.Fs.
+func (p *PermFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
+	target, err := p.resolve("open", name, flag&syscall.O_NOFOLLOW == 0)
+	if err != nil {
+		return nil, err
+	}
+	var want access
+	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
+	case os.O_RDONLY:
+		want = mayRead
+	case os.O_WRONLY:
+		want = mayWrite
+	default:
+		want = mayRead | mayWrite
+	}
+	if flag&os.O_TRUNC != 0 {
+		want |= mayWrite
+	}
+	fi, err := Lstat(p.base, target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if flag&os.O_CREATE != 0 {
+			if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
+				return nil, p.fail("open", name, err)
+			}
+		}
+		// Otherwise the base reports ENOENT.
+	case err != nil:
+		return nil, p.fail("open", name, err)
+	case flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
+		// The base reports EEXIST, which the kernel checks first.
+	case fi.IsDir() && want&mayWrite != 0:
+		// The base reports EISDIR, which the kernel checks first.
+	case !permits(fi.Mode(), want):
+		return nil, p.fail("open", name, syscall.EACCES)
+	}
+	f, err := p.base.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &permFile{File: f, fs: p, resolved: target}, nil
+}
+
+// Mkdir implements afero.Fs.
+func (p *PermFs) Mkdir(name string, perm fs.FileMode) error {
+	target, err := p.resolve("mkdir", name, false)
+	if err != nil {
+		return err
+	}
+	if _, err := Lstat(p.base, target); err == nil {
+		return p.base.Mkdir(name, perm) // reports EEXIST
+	}
+	if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
+		return p.fail("mkdir", name, err)
+	}
+	return p.base.Mkdir(name, perm)
+}
+
+// MkdirAll implements afero.Fs, creating each missing directory through
+// Mkdir so every step is checked.
+func (p *PermFs) MkdirAll(path string, perm fs.FileMode) error {
+	if fi, err := p.Stat(path); err == nil {
+		if fi.IsDir() {
+			return nil
+		}
+		return &fs.PathError{Op: "mkdir", Path: path, Err: syscall.ENOTDIR}
+	}
+	abs, err := absPath(path)
+	if err != nil {
+		return &fs.PathError{Op: "mkdir", Path: path, Err: err}
+	}
+	if parent := filepath.Dir(abs); parent != abs {
+		if err := p.MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := p.Mkdir(path, perm); err != nil {
+		if fi, lerr := p.Lstat(path); lerr == nil && fi.IsDir() {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// Remove implements afero.Fs.
+func (p *PermFs) Remove(name string) error {
+	target, err := p.resolve("remove", name, false)
+	if err != nil {
+		return err
+	}
+	if _, err := Lstat(p.base, target); err != nil {
+		return p.base.Remove(name) // reports the lookup failure
+	}
+	if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
+		return p.fail("remove", name, err)
+	}
+	return p.base.Remove(name)
+}
+
+// RemoveAll implements afero.Fs, walking the tree through the PermFs so every
+// listing and removal is checked. A missing path is not an error.
+func (p *PermFs) RemoveAll(path string) error {
+	fi, err := p.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if fi.IsDir() {
+		names, err := ReadDirNames(p, path)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if err := p.RemoveAll(filepath.Join(path, n)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := p.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Rename implements afero.Fs.
+func (p *PermFs) Rename(oldname, newname string) error {
+	linkErr := func(err error) error {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: errnoOf(err)}
+	}
+	src, err := p.resolve("rename", oldname, false)
+	if err != nil {
+		return linkErr(err)
+	}
+	dst, err := p.resolve("rename", newname, false)
+	if err != nil {
+		return linkErr(err)
+	}
+	fi, err := Lstat(p.base, src)
+	if err != nil {
+		return p.base.Rename(oldname, newname) // reports the lookup failure
+	}
+	if err := p.need(filepath.Dir(src), mayWrite|mayExec); err != nil {
+		return linkErr(err)
+	}
+	if err := p.need(filepath.Dir(dst), mayWrite|mayExec); err != nil {
+		return linkErr(err)
+	}
+	if fi.IsDir() && filepath.Dir(src) != filepath.Dir(dst) && !permits(fi.Mode(), mayWrite) {
+		return linkErr(syscall.EACCES)
+	}
+	return p.base.Rename(oldname, newname)
+}
+
+// Chmod implements afero.Fs.
+func (p *PermFs) Chmod(name string, mode fs.FileMode) error {
+	if _, err := p.resolve("chmod", name, true); err != nil {
+		return err
+	}
+	return p.base.Chmod(name, mode)
+}
+
+// Chown implements afero.Fs.
+func (p *PermFs) Chown(name string, uid, gid int) error {
+	if _, err := p.resolve("chown", name, true); err != nil {
+		return err
+	}
+	return p.base.Chown(name, uid, gid)
+}
+
+// Chtimes implements afero.Fs.
+func (p *PermFs) Chtimes(name string, atime, mtime time.Time) error {
+	if _, err := p.resolve("chtimes", name, true); err != nil {
+		return err
+	}
+	return p.base.Chtimes(name, atime, mtime)
+}
+
+// resolve walks name the way the kernel's path lookup does, checking search
+// permission on every directory it passes through, and returns the absolute
+// path of the object name designates with every symlink before the last
+// component resolved (and the last one too when followLast). A missing last
+// component is not an error: the returned path is where it would be.
+func (p *PermFs) resolve(op, name string, followLast bool) (string, error) {
+	abs, err := absPath(name)
+	if err != nil {
+		return "", &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	pending := splitPath(abs)
+	cur := "/"
+	links := 0
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		if err := p.need(cur, mayExec); err != nil {
+			return "", p.fail(op, name, err)
+		}
+		if c == "." {
+			continue
+		}
+		if c == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		last := len(pending) == 0
+		if last && !followLast {
+			return next, nil
+		}
+		fi, err := Lstat(p.base, next)
+		if err != nil {
+			if last && errors.Is(err, fs.ErrNotExist) {
+				return next, nil
+			}
+			return "", p.fail(op, name, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		links++
+		if links > maxSymlinks {
+			return "", p.fail(op, name, syscall.ELOOP)
+		}
+		dest, err := Readlink(p.base, next)
+		if err != nil {
+			return "", p.fail(op, name, err)
+		}
+		if filepath.IsAbs(dest) {
+			cur = "/"
+		}
+		pending = append(splitPath(dest), pending...)
+	}
+	return cur, nil
+}
+
+// need checks that dir is a directory whose "other" triad grants want.
+func (p *PermFs) need(dir string, want access) error {
+	fi, err := Lstat(p.base, dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return syscall.ENOTDIR
+	}
+	if !permits(fi.Mode(), want) {
+		return syscall.EACCES
+	}
+	return nil
+}
+
+// fail reports err for op on name the way the kernel would: a *fs.PathError
+// naming the path the caller gave and carrying the bare errno.
+func (p *PermFs) fail(op, name string, err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return &fs.PathError{Op: op, Path: name, Err: errno}
+	}
+	return err
+}
+
+// errnoOf returns the syscall.Errno inside err, or err itself.
+func errnoOf(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
+}
+
+// absPath cleans name and makes it absolute with the process working directory.
+func absPath(name string) (string, error) {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name), nil
+	}
+	return filepath.Abs(name)
+}
+
+// splitPath returns the non-empty components of a slash-separated path.
+func splitPath(p string) []string {
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// permFile is a file opened through a PermFs. Readdir stats every entry, so
+// it needs search permission on the directory, which the open did not check.
+type permFile struct {
+	afero.File
+	fs       *PermFs
+	resolved string
+}
+
+// Readdir implements afero.File, failing like os.File.Readdir does when the
+// entries cannot be lstat'ed.
+func (f *permFile) Readdir(count int) ([]fs.FileInfo, error) {
+	if err := f.fs.need(f.resolved, mayExec); err != nil {
+		names, rerr := f.File.Readdirnames(count)
+		if len(names) == 0 {
+			return nil, rerr
+		}
+		return nil, &fs.PathError{Op: "lstat", Path: f.File.Name() + "/" + names[0], Err: errnoOf(err)}
+	}
+	return f.File.Readdir(count)
+}

@@ -1,0 +1,239 @@
+// Package spec holds the requirement catalogs: one per specification
+// document, every requirement ID with its level, section, a one-line summary
+// in our own words, and how it is verified. The catalogs are data
+// (spec/catalog/*.json, embedded); INTERPRETATIONS.md records the readings
+// chosen where a document is ambiguous, and PROTOCOL.md specifies FCP/1.
+package spec
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Files embeds the catalogs and the interpretations.
+//
+//go:embed catalog/*.json INTERPRETATIONS.md
+var Files embed.FS
+
+// Level is a requirement keyword of RFC 2119.
+type Level string
+
+// Requirement is one catalogued ID.
+type Requirement struct {
+	ID      string `json:"id"`
+	Level   Level  `json:"level"`
+	Section string `json:"section"`
+	Summary string `json:"summary"`
+	// Testable is false when FCP/1 cannot observe the requirement;
+	// Verified then says why and where it is verified instead.
+	Testable bool   `json:"testable"`
+	Verified string `json:"verified,omitempty"`
+	// Origin is "srd" for IDs printed in the document and "derived" for
+	// stable IDs we gave to unnumbered rules or behaviours.
+	Origin string `json:"origin"`
+}
+
+// Catalog is the catalog of one specification document.
+type Catalog struct {
+	Spec         string        `json:"spec"`
+	Document     string        `json:"document"`
+	Title        string        `json:"title"`
+	Tools        []string      `json:"tools"`
+	Requirements []Requirement `json:"requirements"`
+}
+
+// Lookup returns the requirement with the given ID.
+func (c *Catalog) Lookup(id string) (Requirement, bool) {
+	for _, r := range c.Requirements {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Requirement{}, false
+}
+
+// Set is every catalog, keyed by spec name.
+type Set struct {
+	Catalogs map[string]*Catalog
+	// Interpretations lists the I-* numbers defined in INTERPRETATIONS.md.
+	Interpretations map[string]string
+}
+
+// Names returns the spec names, sorted.
+func (s *Set) Names() []string {
+	out := make([]string, 0, len(s.Catalogs))
+	for n := range s.Catalogs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForTool returns the catalog whose spec covers the tool, or nil.
+func (s *Set) ForTool(tool string) *Catalog {
+	for _, c := range s.Catalogs {
+		for _, t := range c.Tools {
+			if t == tool {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+var interpretationHeading = regexp.MustCompile(`(?m)^### (I-[A-Z]+-\d+) (.+)$`)
+
+// Load reads the embedded catalogs.
+func Load() (*Set, error) { return LoadFS(Files) }
+
+// LoadFS reads catalog/*.json and INTERPRETATIONS.md from fsys.
+func LoadFS(fsys fs.FS) (*Set, error) {
+	set := &Set{Catalogs: map[string]*Catalog{}, Interpretations: map[string]string{}}
+	names, err := fs.Glob(fsys, "catalog/*.json")
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c, err := parseCatalog(name, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		set.Catalogs[c.Spec] = c
+	}
+	if md, err := fs.ReadFile(fsys, "INTERPRETATIONS.md"); err == nil {
+		for _, m := range interpretationHeading.FindAllSubmatch(md, -1) {
+			set.Interpretations[string(m[1])] = string(m[2])
+		}
+	}
+	return set, errors.Join(errs...)
+}
+
+func parseCatalog(name string, data []byte) (*Catalog, error) {
+	var c Catalog
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if want := strings.TrimSuffix(path.Base(name), ".json"); c.Spec != want {
+		return nil, fmt.Errorf("%s: spec %q must match the file name %q", name, c.Spec, want)
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for _, r := range c.Requirements {
+		switch {
+		case seen[r.ID]:
+			errs = append(errs, fmt.Errorf("%s: %s is listed twice", name, r.ID))
+		case r.Summary == "":
+			errs = append(errs, fmt.Errorf("%s: %s has no summary", name, r.ID))
+		case !r.Testable && r.Verified == "":
+			errs = append(errs, fmt.Errorf("%s: %s is not testable but says nowhere how it is verified (set \"verified\")", name, r.ID))
+		case r.Origin != "srd" && r.Origin != "derived":
+			errs = append(errs, fmt.Errorf("%s: %s has origin %q (want srd or derived)", name, r.ID, r.Origin))
+		}
+		switch r.Level {
+		case "MUST", "SHOULD", "MAY", "INFO":
+		default:
+			errs = append(errs, fmt.Errorf("%s: %s has level %q (want MUST, SHOULD, MAY or INFO)", name, r.ID, r.Level))
+		}
+		seen[r.ID] = true
+	}
+	return &c, errors.Join(errs...)
+}
+
+// requirementID matches the requirement IDs the Forge SRDs print:
+// FR-LD-LST-05, NFR-LD-PERF-01, CFG-LD-01, T-LD-01, IT-E2E-01, FR-VAL-04a,
+// and the constraint/assumption rows C-01, A-01.
+var requirementID = regexp.MustCompile(`\b(?:(?:FR|NFR|CFG|T|IT)(?:-[A-Z0-9]+)+[a-z]?|[CAD]-\d{2})\b`)
+
+// ExtractIDs returns the sorted, distinct requirement IDs an SRD's text names.
+func ExtractIDs(text string) []string {
+	set := map[string]bool{}
+	for _, m := range requirementID.FindAllString(text, -1) {
+		set[m] = true
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Diff compares a catalog with the IDs of a document's text: Missing are in
+// the document but not the catalog; Extra are catalogued with origin "srd"
+// but absent from the document (removed or renamed upstream).
+type Diff struct {
+	Catalog string
+	Missing []string
+	Extra   []string
+}
+
+// Empty reports whether catalog and document agree.
+func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 }
+
+// CheckDocument diffs catalog c against the text of its document.
+func CheckDocument(c *Catalog, text string) Diff {
+	doc := map[string]bool{}
+	for _, id := range ExtractIDs(text) {
+		doc[id] = true
+	}
+	d := Diff{Catalog: c.Spec}
+	cat := map[string]bool{}
+	for _, r := range c.Requirements {
+		cat[r.ID] = true
+		if r.Origin == "srd" && !doc[r.ID] {
+			d.Extra = append(d.Extra, r.ID)
+		}
+	}
+	for id := range doc {
+		if !cat[id] {
+			d.Missing = append(d.Missing, id)
+		}
+	}
+	sort.Strings(d.Missing)
+	sort.Strings(d.Extra)
+	return d
+}
+
+// ForDocument picks the catalog for a document: the one whose Document has
+// the same base name, else the one sharing the most IDs with the text.
+func (s *Set) ForDocument(fileName, text string) *Catalog {
+	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
+	for _, n := range s.Names() {
+		if s.Catalogs[n].Document == base {
+			return s.Catalogs[n]
+		}
+	}
+	ids := ExtractIDs(text)
+	var best *Catalog
+	bestN := 0
+	for _, n := range s.Names() {
+		c := s.Catalogs[n]
+		k := 0
+		for _, id := range ids {
+			if _, ok := c.Lookup(id); ok {
+				k++
+			}
+		}
+		if k > bestN {
+			best, bestN = c, k
+		}
+	}
+	return best
+}
