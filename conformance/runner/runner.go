@@ -373,7 +373,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	res.Response = &norm
 	res.Golden = check.Golden(c.Tool, norm)
 
-	in := check.Input{Case: c, Resp: norm, Ctx: *req.Ctx, ContentBytes: n}
+	in := check.Input{Case: c, Resp: norm, ContentBytes: n}
+	if req.Ctx != nil {
+		in.Ctx = *req.Ctx
+	}
 	if in.Args, err = check.DecodeObject(c.Args); err == nil {
 		in.Config, err = check.DecodeObject(req.Config)
 	}

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/forge-conform/forge-conform/conformance/cases"
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/report"
+	"github.com/forge-conform/forge-conform/conformance/runner"
+	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/golden"
+	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/spec"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitHarness = 2
+)
+
+// usageError is a mistake in the command line: exit 2 with usage help.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	code := exitOK
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "":
+		code, err = cmdRun(ctx, args, stdout, stderr)
+	case "list":
+		code, err = cmdList(args, stdout)
+	case "trace":
+		code, err = cmdTrace(ctx, args, stdout, stderr)
+	case "golden":
+		code, err = cmdGolden(ctx, args, stdout, stderr)
+	case "ref":
+		code, err = cmdRef(ctx, args, stdin, stdout)
+	case "spec":
+		code, err = cmdSpec(args, stdout)
+	case "help":
+		fmt.Fprint(stdout, topUsage)
+		return exitOK
+	default:
+		err = usageError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "forge-conform: %v\n\n%s", err, topUsage)
+		} else {
+			fmt.Fprintf(stderr, "forge-conform: %v\n", err)
+		}
+		return exitHarness
+	}
+	return code
+}
+
+const topUsage = `usage:
+  forge-conform [run flags]                  check the built-in reference, or --binary CMD
+  forge-conform list [--run GLOB]            list cases and the IDs they cover
+  forge-conform trace [run flags]            ID -> cases -> status
+  forge-conform golden update [--dir DIR]    regenerate golden files from the reference
+  forge-conform ref [--mutant NAME]          serve the reference implementation over FCP/1
+  forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs
+
+run flags:
+  --binary CMD          implementation to check (argv; quotes group words); default: built-in reference
+  --mode MODE           session (one process per worker) or oneshot (one process per case)
+  --run GLOB            only cases whose name or an ID matches (repeatable)
+  --skip GLOB           leave out matching cases (repeatable)
+  --skip-file FILE      expected failures: "GLOB reason" per line; a listed case that passes fails
+  -j N                  parallel workers
+  --timeout DURATION    per call (default 10s)
+  --run-as USER         who runs --binary when forge-conform is root (default nobody)
+  --report-json FILE    JSON report ("-" for stdout)
+  --report-junit FILE   JUnit XML report
+  -v                    list every ID and case
+exit status: 0 all passed, 1 failures, 2 usage or harness error
+`
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+
+type runFlags struct {
+	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant string
+	run, skip                                                multi
+	jobs                                                     int
+	timeout                                                  time.Duration
+	verbose                                                  bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.binary, "binary", "", "implementation command")
+	fs.StringVar(&f.mode, "mode", runner.ModeSession, "session or oneshot")
+	fs.Var(&f.run, "run", "case or ID glob to run")
+	fs.Var(&f.skip, "skip", "case or ID glob to skip")
+	fs.StringVar(&f.skipFile, "skip-file", "", "expected failures file")
+	fs.IntVar(&f.jobs, "j", 2, "parallel workers")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-call timeout")
+	fs.StringVar(&f.runAs, "run-as", "nobody", "user that runs --binary when root")
+	fs.StringVar(&f.jsonOut, "report-json", "", "JSON report file")
+	fs.StringVar(&f.junitOut, "report-junit", "", "JUnit report file")
+	fs.BoolVar(&f.verbose, "v", false, "verbose report")
+	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately broken reference (suite self-test)")
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// data is the embedded corpus, catalogs and fixtures.
+type data struct {
+	corpus   *corpus.Corpus
+	specs    *spec.Set
+	fixtures map[string]*fixture.Fixture
+}
+
+func loadData() (*data, error) {
+	c, err := corpus.Load(cases.FS)
+	if err != nil {
+		return nil, fmt.Errorf("loading cases: %w", err)
+	}
+	s, err := spec.Load()
+	if err != nil {
+		return nil, fmt.Errorf("loading catalogs: %w", err)
+	}
+	fx, err := fixture.LoadFS(fixtures.FS)
+	if err != nil {
+		return nil, fmt.Errorf("loading fixtures: %w", err)
+	}
+	return &data{corpus: c, specs: s, fixtures: fx}, nil
+}
+
+func (f *runFlags) options(d *data) (runner.Options, error) {
+	o := runner.Options{Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
+		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout}
+	if f.binary != "" {
+		argv, err := splitCommand(f.binary)
+		if err != nil {
+			return o, usageError{"--binary: " + err.Error()}
+		}
+		o.Binary = argv
+	}
+	if f.mutant != "" {
+		if f.binary != "" {
+			return o, usageError{"--mutant applies to the built-in reference; drop --binary (or use --binary 'forge-conform ref --mutant NAME')"}
+		}
+		d, err := mutant(f.mutant)
+		if err != nil {
+			return o, usageError{err.Error()}
+		}
+		o.Defects = d
+	}
+	sel := &runner.Selector{Run: f.run, Skip: f.skip}
+	if err := sel.Validate(); err != nil {
+		return o, usageError{err.Error()}
+	}
+	if len(f.run)+len(f.skip) > 0 {
+		o.Select = sel
+	}
+	if f.skipFile != "" {
+		raw, err := os.ReadFile(f.skipFile)
+		if err != nil {
+			return o, fmt.Errorf("--skip-file: %w", err)
+		}
+		if o.Expected, err = runner.ParseSkipFile(f.skipFile, raw); err != nil {
+			return o, err
+		}
+	}
+	if f.jobs < 1 {
+		return o, usageError{"-j must be at least 1"}
+	}
+	if err := checkGlobs(d, append(append([]string(nil), f.run...), f.skip...)); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// checkGlobs rejects a --run/--skip glob that matches no case and no
+// catalogued ID: a typo must not silently run nothing.
+func checkGlobs(d *data, globs []string) error {
+	for _, g := range globs {
+		sel := &runner.Selector{Run: []string{g}}
+		found := false
+		for _, c := range d.corpus.Cases {
+			if sel.Match(c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return usageError{fmt.Sprintf("glob %q matches no case and no ID of any case (see `forge-conform list`)", g)}
+		}
+	}
+	return nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var f runFlags
+	fs := newFlagSet("forge-conform")
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return exitHarness, err
+	}
+	run, err := execute(ctx, &f)
+	if err != nil {
+		return exitHarness, err
+	}
+	report.Text(stdout, run, report.TextOptions{Verbose: f.verbose})
+	if err := writeReports(&f, run, stdout); err != nil {
+		return exitHarness, err
+	}
+	if ctx.Err() != nil {
+		return exitHarness, errors.New("interrupted")
+	}
+	if !run.OK() {
+		return exitFailed, nil
+	}
+	return exitOK, nil
+}
+
+func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
+	d, err := loadData()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := f.options(d)
+	if err != nil {
+		return nil, err
+	}
+	r, err := runner.New(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.RunAll(ctx), nil
+}
+
+func writeReports(f *runFlags, run *runner.Run, stdout io.Writer) error {
+	write := func(path string, render func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		if path == "-" {
+			return render(stdout)
+		}
+		file, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := render(file); err != nil {
+			file.Close()
+			return err
+		}
+		return file.Close()
+	}
+	if err := write(f.jsonOut, func(w io.Writer) error { return report.JSON(w, run) }); err != nil {
+		return fmt.Errorf("--report-json: %w", err)
+	}
+	if err := write(f.junitOut, func(w io.Writer) error { return report.JUnit(w, run) }); err != nil {
+		return fmt.Errorf("--report-junit: %w", err)
+	}
+	return nil
+}
+
+func cmdList(args []string, stdout io.Writer) (int, error) {
+	fs := newFlagSet("list")
+	var run multi
+	fs.Var(&run, "run", "glob")
+	if err := parse(fs, args); err != nil {
+		return exitHarness, err
+	}
+	d, err := loadData()
+	if err != nil {
+		return exitHarness, err
+	}
+	sel := &runner.Selector{Run: run}
+	for _, c := range d.corpus.Cases {
+		if !sel.Match(c) {
+			continue
+		}
+		extra := ""
+		if len(c.Interpretations) > 0 {
+			extra = "  (" + strings.Join(c.Interpretations, ", ") + ")"
+		}
+		fmt.Fprintf(stdout, "%-58s %s%s\n", c.FullName(), strings.Join(c.IDs, " "), extra)
+	}
+	return exitOK, nil
+}
+
+func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var f runFlags
+	fs := newFlagSet("trace")
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return exitHarness, err
+	}
+	run, err := execute(ctx, &f)
+	if err != nil {
+		return exitHarness, err
+	}
+	status := map[string]runner.Status{}
+	for _, r := range run.Results {
+		status[r.Case.FullName()] = r.Status
+	}
+	spec := ""
+	for _, ir := range run.IDs {
+		if ir.Spec != spec {
+			spec = ir.Spec
+			fmt.Fprintf(stdout, "%s\n", spec)
+		}
+		fmt.Fprintf(stdout, "  %-16s %-7s %-10s %s\n", ir.ID, ir.Level, ir.Status, ir.Summary)
+		for _, c := range ir.Cases {
+			fmt.Fprintf(stdout, "      %-8s %s\n", status[c], c)
+		}
+	}
+	if !run.OK() {
+		return exitFailed, nil
+	}
+	return exitOK, nil
+}
+
+func cmdSpec(args []string, stdout io.Writer) (int, error) {
+	if len(args) == 0 || args[0] != "check" {
+		return exitHarness, usageError{"spec: want `spec check --srd FILE`"}
+	}
+	fs := newFlagSet("spec check")
+	var srds multi
+	fs.Var(&srds, "srd", "SRD file (repeatable)")
+	if err := parse(fs, args[1:]); err != nil {
+		return exitHarness, err
+	}
+	if len(srds) == 0 {
+		return exitHarness, usageError{"spec check: name at least one --srd FILE"}
+	}
+	set, err := spec.Load()
+	if err != nil {
+		return exitHarness, err
+	}
+	code := exitOK
+	for _, path := range srds {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return exitHarness, fmt.Errorf("--srd: %w", err)
+		}
+		c := set.ForDocument(path, string(text))
+		if c == nil {
+			ids := spec.ExtractIDs(string(text))
+			fmt.Fprintf(stdout, "%s: no catalog covers this document (%d requirement IDs found); add spec/catalog/NAME.json\n", path, len(ids))
+			code = exitFailed
+			continue
+		}
+		diff := spec.CheckDocument(c, string(text))
+		if diff.Empty() {
+			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements)\n", path, c.Spec, len(c.Requirements))
+			continue
+		}
+		code = exitFailed
+		fmt.Fprintf(stdout, "%s: catalog %s differs\n", path, c.Spec)
+		for _, id := range diff.Missing {
+			fmt.Fprintf(stdout, "  + %s  in the document, not in the catalog: add it with its level, summary and cases\n", id)
+		}
+		for _, id := range diff.Extra {
+			fmt.Fprintf(stdout, "  - %s  in the catalog, gone from the document: remove it or mark it derived\n", id)
+		}
+	}
+	return code, nil
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,194 @@
+// Command fakeimpl is an FCP/1 implementation that misbehaves on purpose,
+// for the fcpclient tests. The first argument picks the behaviour:
+//
+//	echo-good               answer everything correctly; call echoes its args as content; exit 0 at EOF or after bye
+//	hang                    read requests, never answer, never exit (ignores EOF)
+//	crash-after-hello       answer hello, then print to stderr and exit 3 on the next request
+//	garbage                 answer every request with a line that is not JSON
+//	flood                   answer the first request with endless bytes and no newline
+//	wrong-seq               answer with seq+1
+//	slow DURATION           sleep before each answer
+//	spawn-grandchild-and-hang  start a child in the same process group, name its pid in hello, then hang
+//	exit-nonzero-after-eof  answer correctly, exit 2 at EOF
+//	invalid-utf8            answer with a line holding the byte 0xff
+//	schema-invalid          answer call with ok:true and no content
+//	extra-line              answer every request twice
+//	no-newline-exit         answer the first request without a newline, then exit 0
+//	whoami                  answer hello with implementation.name "uid=N gid=N"
+//	close-stdout            close stdout at the first request and hang
+//	stderr-spam N           write N bytes to stderr, then behave like echo-good
+//	ignore-stdin            never read stdin, never exit
+//	seq-minus-one           answer every request with seq -1
+//	sleep-forever           (the grandchild) sleep
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type request struct {
+	Seq  int64  `json:"seq"`
+	Op   string `json:"op"`
+	Call *struct {
+		Args json.RawMessage `json:"args"`
+	} `json:"call"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: fakeimpl MODE [ARG]")
+		os.Exit(64)
+	}
+	mode, arg := os.Args[1], ""
+	if len(os.Args) > 2 {
+		arg = os.Args[2]
+	}
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		out.Write(append(b, '\n'))
+		out.Flush()
+	}
+	raw := func(s string) { out.WriteString(s); out.Flush() }
+
+	switch mode {
+	case "sleep-forever":
+		time.Sleep(time.Hour)
+		return
+	case "ignore-stdin":
+		sleepForever()
+	case "stderr-spam":
+		n, _ := strconv.Atoi(arg)
+		os.Stderr.WriteString(strings.Repeat("e", n-4) + "END\n")
+		mode = "echo-good"
+	}
+
+	grandchild := 0
+	if mode == "spawn-grandchild-and-hang" {
+		c := exec.Command(os.Args[0], "sleep-forever")
+		c.Stderr = os.Stderr // holds the stderr pipe open too
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		grandchild = c.Process.Pid
+	}
+
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for in.Scan() {
+		n++
+		var req request
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			send(map[string]any{"seq": -1, "ok": false, "error": map[string]any{"kind": "BadArgs", "message": err.Error()}})
+			continue
+		}
+		hello := map[string]any{"seq": req.Seq, "fcp": 1,
+			"implementation": map[string]any{"name": "fake", "version": "1", "language": "go"},
+			"tools":          []string{"echo"}, "ops": []string{"hello", "call", "reset", "bye", "definitions"}}
+		good := func() {
+			switch req.Op {
+			case "hello":
+				send(hello)
+			case "call":
+				content := ""
+				if req.Call != nil {
+					content = string(req.Call.Args)
+				}
+				send(map[string]any{"seq": req.Seq, "ok": true, "content": content, "allow_truncation": true})
+			case "reset", "bye":
+				send(map[string]any{"seq": req.Seq, "ok": true})
+				if req.Op == "bye" {
+					os.Exit(0)
+				}
+			default:
+				send(map[string]any{"seq": req.Seq, "ok": false, "error": map[string]any{"kind": "BadArgs", "message": "unknown op " + req.Op}})
+			}
+		}
+		switch mode {
+		case "echo-good", "exit-nonzero-after-eof":
+			good()
+		case "hang":
+		case "crash-after-hello":
+			if req.Op == "hello" {
+				good()
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "fatal: boom")
+			os.Exit(3)
+		case "garbage":
+			raw("this is not json\n")
+		case "flood":
+			chunk := strings.Repeat("x", 64<<10)
+			for {
+				if _, err := out.WriteString(chunk); err != nil {
+					os.Exit(1)
+				}
+			}
+		case "wrong-seq":
+			req.Seq++
+			good()
+		case "slow":
+			d, _ := time.ParseDuration(arg)
+			time.Sleep(d)
+			good()
+		case "spawn-grandchild-and-hang":
+			if req.Op == "hello" {
+				hello["implementation"] = map[string]any{"name": "fake", "version": strconv.Itoa(grandchild), "language": "go"}
+				send(hello)
+			}
+		case "invalid-utf8":
+			raw(`{"seq":` + strconv.FormatInt(req.Seq, 10) + `,"ok":true,"content":"` + "\xff" + `","allow_truncation":true}` + "\n")
+		case "schema-invalid":
+			if req.Op == "call" {
+				send(map[string]any{"seq": req.Seq, "ok": true})
+			} else {
+				good()
+			}
+		case "extra-line":
+			good()
+			good()
+		case "no-newline-exit":
+			b, _ := json.Marshal(map[string]any{"seq": req.Seq, "ok": true, "content": "x", "allow_truncation": true})
+			raw(string(b))
+			os.Exit(0)
+		case "whoami":
+			hello["implementation"] = map[string]any{"name": fmt.Sprintf("uid=%d gid=%d", os.Getuid(), os.Getgid()),
+				"version": "1", "language": "go"}
+			if req.Op == "hello" {
+				send(hello)
+			} else {
+				good()
+			}
+		case "close-stdout":
+			os.Stdout.Close()
+			sleepForever()
+		case "seq-minus-one":
+			send(map[string]any{"seq": -1, "ok": false, "error": map[string]any{"kind": "BadArgs", "message": "cannot parse"}})
+		default:
+			fmt.Fprintln(os.Stderr, "unknown mode", mode)
+			os.Exit(64)
+		}
+	}
+	switch mode {
+	case "hang", "spawn-grandchild-and-hang":
+		sleepForever()
+	case "exit-nonzero-after-eof":
+		os.Exit(2)
+	}
+}
+
+// sleepForever blocks without tripping the runtime's deadlock detector.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}

@@ -1,0 +1,190 @@
+// Package listdir is the reference implementation of Forge's built-in
+// list_directory tool (LIST_DIRECTORY_SRD.md v1.1), read as recorded in
+// spec/INTERPRETATIONS.md (I-LD-01..14).
+//
+// A call validates its arguments (I-LD-12), validates the path with the
+// sandbox, walks the tree depth-first pre-order without following symlinks,
+// stops as soon as max_entries is exceeded, sorts what it kept by relative
+// path and returns one canonical JSON object that fits the output budget.
+// All filesystem access goes through the call's afero.Fs via package fsys.
+//
+// Tool.Defects switches on deliberate bugs so that the conformance suite
+// can be mutation-tested; the zero value is the conforming tool.
+package listdir
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/tool"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
+)
+
+// Name is the tool's name (FR-LD-DEF-01).
+const Name = "list_directory"
+
+// Description is the tool's description (FR-LD-DEF-02).
+const Description = "List directory entries"
+
+// maxSummaryChars bounds ApprovalSummary (FR-APR-01, FR-APR-06).
+const maxSummaryChars = 200
+
+//go:embed schema.json
+var schema []byte
+
+// Defects are deliberate deviations from the SRD, used to check that the
+// conformance suite notices them (mutation testing). The zero value is the
+// conforming tool; never enable one outside the suite's self-tests.
+type Defects struct {
+	// FollowSymlinks types entries with stat (following links) and so
+	// descends into symlinked directories (violates FR-LD-VAL-09).
+	FollowSymlinks bool
+	// BreadthFirst traverses level by level, so max_entries keeps a
+	// different set of entries (violates FR-LD-LST-05).
+	BreadthFirst bool
+	// WrongTruncatedReason reports "max_entries" when output-size
+	// truncation is due (violates FR-LD-OUT-07).
+	WrongTruncatedReason bool
+	// HTMLEscape escapes <, > and & as \u003c, \u003e, \u0026 like Go's
+	// encoding/json (violates I-LD-03).
+	HTMLEscape bool
+	// BudgetOffByOne allows output of effective_max+1 bytes (violates
+	// FR-LD-OUT-03).
+	BudgetOffByOne bool
+	// TraverseHidden descends into hidden directories when
+	// include_hidden=false, still omitting the hidden entries themselves
+	// (violates FR-LD-LST-06).
+	TraverseHidden bool
+}
+
+// Tool is the list_directory executor.
+type Tool struct {
+	Defects Defects
+}
+
+var _ tool.Tool = Tool{}
+
+// Name implements tool.Tool.
+func (Tool) Name() string { return Name }
+
+// Description implements tool.Tool.
+func (Tool) Description() string { return Description }
+
+// Schema returns the SRD's normative schema (§3.2) under Draft 2020-12.
+func (Tool) Schema() json.RawMessage { return slices.Clone(schema) }
+
+// SideEffecting implements tool.Tool: the tool is read-only (FR-LD-DEF-03).
+func (Tool) SideEffecting() bool { return false }
+
+// RequiresApproval implements tool.Tool (FR-LD-DEF-04).
+func (Tool) RequiresApproval() bool { return false }
+
+// RiskLevel implements tool.Tool (FR-LD-DEF-04).
+func (Tool) RiskLevel() tool.RiskLevel { return tool.Low }
+
+// ApprovalSummary is "List <path>" or, for a recursive call, "List <path>
+// depth N" with the effective depth (I-LD-14), <path> normalized. It parses
+// and validates the arguments exactly as Execute does and touches no file.
+func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	req, err := prepare(raw, c)
+	if err != nil {
+		return "", err
+	}
+	s := "List " + req.display
+	if req.recursive {
+		s += fmt.Sprintf(" depth %d", req.maxDepth)
+	}
+	return truncateSummary(s), nil
+}
+
+// truncateSummary keeps at most maxSummaryChars characters, the last of
+// them "…" when anything was cut.
+func truncateSummary(s string) string {
+	if utf8.RuneCountInString(s) <= maxSummaryChars {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxSummaryChars-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// prepare is the shared, I/O-free front half of a call: configuration,
+// typed parsing and argument validation.
+func prepare(raw json.RawMessage, c config.Config) (request, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return request{}, err
+	}
+	a, err := parseArgs(raw)
+	if err != nil {
+		return request{}, err
+	}
+	return resolve(a, cfg)
+}
+
+// Execute lists the requested directory and returns the JSON object of
+// §3.5. Failures are *toolerr.Error values.
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	req, err := prepare(raw, c.Config)
+	if err != nil {
+		return "", err
+	}
+	if c.Sandbox == nil {
+		return "", toolerr.Failed(Name, "no sandbox configured; the caller must build one from [tools.sandbox]")
+	}
+	root, err := c.Sandbox.Validate(req.path)
+	if err != nil {
+		return "", err
+	}
+	info, err := fsys.Stat(c.FS, root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ELOOP):
+		// What Rust's Path::exists reports as absent: a missing component,
+		// a file used as a directory, a symlink loop.
+		return "", toolerr.Failed(Name, "path does not exist: %s; list an existing directory (paths are relative to the working directory)", req.display)
+	case err != nil:
+		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, errText(err))
+	case !info.IsDir():
+		return "", toolerr.Failed(Name, "path is not a directory: %s; pass a directory, or use read_file for a file", req.display)
+	}
+	names, err := fsys.ReadDirNames(c.FS, root)
+	if err != nil {
+		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, errText(err))
+	}
+
+	w := &walker{ctx: ctx, fs: c.FS, req: req, defects: t.Defects}
+	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
+	if err != nil {
+		kind := toolerr.Cancelled
+		if errors.Is(err, context.DeadlineExceeded) {
+			kind = toolerr.Timeout
+		}
+		return "", toolerr.New(kind, "listing of %s stopped: %v", req.display, err)
+	}
+	slices.SortFunc(entries, compareEntries) // FR-LD-OUT-01, I-LD-02
+
+	budget := c.EffectiveMax()
+	if t.Defects.BudgetOffByOne {
+		budget++
+	}
+	out, err := render(req, entries, w.truncated, budget, t.Defects)
+	if err != nil {
+		return "", err
+	}
+	c.AllowTruncation = false // FR-LD-OUT-04
+	return out, nil
+}
