@@ -284,8 +284,8 @@ func OneShot(ctx context.Context, o Options, req fcp.Request) (fcp.Response, []b
 
 // awaitExit waits, after the response to seq, for the process to exit on
 // its own within ExitGrace and ctx, watching for further output.
-func (p *proc) awaitExit(ctx context.Context, seq int64) error {
-	ctx, cancel := context.WithTimeout(ctx, p.o.ExitGrace)
+func (p *proc) awaitExit(parent context.Context, seq int64) error {
+	ctx, cancel := context.WithTimeout(parent, p.o.ExitGrace)
 	defer cancel()
 	start := time.Now()
 	lines := p.lines
@@ -306,9 +306,12 @@ func (p *proc) awaitExit(ctx context.Context, seq int64) error {
 			return &ProtocolError{Kind: KindGarbage, Seq: seq, Detail: fmt.Sprintf(
 				"printed another line after the response to seq %d (one response line per request): %s", seq, quote(m.line))}
 		case <-ctx.Done():
+			waited := p.o.ExitGrace
+			if parent.Err() != nil {
+				waited = time.Since(start).Round(time.Millisecond)
+			}
 			return &ProtocolError{Kind: KindTimeout, Seq: seq, Detail: fmt.Sprintf(
-				"did not exit within %s after answering seq %d and EOF on stdin; killed its process group",
-				time.Since(start).Round(time.Millisecond), seq)}
+				"did not exit within %s after answering seq %d and EOF on stdin; killed its process group", waited, seq)}
 		}
 	}
 }

@@ -313,9 +313,16 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 }
 
 // RunCase runs one case and returns its verdict.
-func (r *Runner) RunCase(ctx context.Context, c *corpus.Case) *Result {
+func (r *Runner) RunCase(ctx context.Context, c *corpus.Case) (res *Result) {
 	start := time.Now()
-	res := r.runCase(ctx, c)
+	defer func() {
+		// A bug in a check must cost one case, never the run (and its
+		// cleanup of processes and temp dirs).
+		if p := recover(); p != nil {
+			res = &Result{Case: c, Status: Errored, Message: fmt.Sprintf("internal error in forge-conform (please report): %v", p), Duration: time.Since(start)}
+		}
+	}()
+	res = r.runCase(ctx, c)
 	res.Duration = time.Since(start)
 	r.applyExpected(res)
 	return res

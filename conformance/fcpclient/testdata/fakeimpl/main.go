@@ -19,6 +19,8 @@
 //	stderr-spam N           write N bytes to stderr, then behave like echo-good
 //	ignore-stdin            never read stdin, never exit
 //	seq-minus-one           answer every request with seq -1
+//	linger                  like echo-good, but stay running after bye and EOF
+//	bye-exit-1              like echo-good, but exit 1 after answering bye
 //	sleep-forever           (the grandchild) sleep
 package main
 
@@ -106,7 +108,11 @@ func main() {
 				send(map[string]any{"seq": req.Seq, "ok": true, "content": content, "allow_truncation": true})
 			case "reset", "bye":
 				send(map[string]any{"seq": req.Seq, "ok": true})
-				if req.Op == "bye" {
+				switch {
+				case req.Op != "bye", mode == "linger":
+				case mode == "bye-exit-1":
+					os.Exit(1)
+				default:
 					os.Exit(0)
 				}
 			default:
@@ -114,7 +120,7 @@ func main() {
 			}
 		}
 		switch mode {
-		case "echo-good", "exit-nonzero-after-eof":
+		case "echo-good", "exit-nonzero-after-eof", "linger", "bye-exit-1":
 			good()
 		case "hang":
 		case "crash-after-hello":
@@ -179,7 +185,7 @@ func main() {
 		}
 	}
 	switch mode {
-	case "hang", "spawn-grandchild-and-hang":
+	case "hang", "spawn-grandchild-and-hang", "linger":
 		sleepForever()
 	case "exit-nonzero-after-eof":
 		os.Exit(2)
