@@ -212,7 +212,9 @@ func CheckDocument(c *Catalog, text string) Diff {
 }
 
 // ForDocument picks the catalog for a document: the one whose Document has
-// the same base name, else the one sharing the most IDs with the text.
+// the same base name, else the one sharing the most IDs with the text,
+// provided it holds at least half of them (a renamed copy of the SRD);
+// otherwise nil.
 func (s *Set) ForDocument(fileName, text string) *Catalog {
 	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
 	for _, n := range s.Names() {
@@ -234,6 +236,9 @@ func (s *Set) ForDocument(fileName, text string) *Catalog {
 		if k > bestN {
 			best, bestN = c, k
 		}
+	}
+	if 2*bestN < len(ids) {
+		return nil
 	}
 	return best
 }

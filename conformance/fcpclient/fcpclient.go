@@ -78,10 +78,10 @@ type Options struct {
 	// Validator, when set, checks every response against the FCP/1
 	// schemas; a mismatch is an "invalid" protocol error.
 	Validator *fcp.Validator
-	// ExitGrace is how long Close waits for the answer to bye and then for
-	// the process to exit after EOF on its stdin, and how long OneShot and a
-	// crashed session wait for the exit status, before killing (default
-	// DefaultExitGrace).
+	// ExitGrace is how long Close waits for the process to exit after EOF
+	// on its stdin (half of it for the answer to bye first), and how long
+	// OneShot and a crashed session wait for the exit status, before
+	// killing (default DefaultExitGrace).
 	ExitGrace time.Duration
 }
 
@@ -153,7 +153,8 @@ type Session struct {
 }
 
 // Start starts the implementation. ctx only bounds the start; the session
-// lives until Close.
+// lives until Close, which the caller must always call (a dead session
+// has already killed its process, but Close is still cheap and safe).
 func Start(ctx context.Context, o Options) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &ProtocolError{Kind: KindStart, Seq: -1, Detail: "not started: " + err.Error()}
@@ -200,6 +201,9 @@ func (s *Session) Do(ctx context.Context, req fcp.Request) (fcp.Response, []byte
 	defer stop()
 
 	resp, raw, err := s.p.exchange(ctx, req, false)
+	if errors.Is(err, errEncode) {
+		return fcp.Response{}, nil, err // the caller's request, not the implementation, is at fault
+	}
 	if err != nil {
 		if s.life.Err() != nil {
 			err = fmt.Errorf("%w (closed while waiting for the response to seq %d)", ErrDead, req.Seq)
@@ -211,7 +215,7 @@ func (s *Session) Do(ctx context.Context, req fcp.Request) (fcp.Response, []byte
 	return resp, raw, nil
 }
 
-// Close ends the session: it sends bye (waiting up to ExitGrace for the
+// Close ends the session: it sends bye (waiting up to ExitGrace/2 for the
 // answer), closes stdin, waits up to ExitGrace for the process to exit,
 // then kills the whole process group with SIGKILL, and always reaps the
 // process. It returns nil if the implementation answered bye and exited 0,
@@ -234,7 +238,7 @@ func (s *Session) Close() error {
 
 	seq := s.seq
 	s.seq++
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.ExitGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.ExitGrace/2)
 	_, _, byeErr := s.p.exchange(ctx, fcp.Request{FCP: fcp.Version, Seq: seq, Op: fcp.OpBye}, true)
 	cancel()
 	exited := s.p.finish(s.o.ExitGrace)
@@ -244,7 +248,7 @@ func (s *Session) Close() error {
 	case !exited:
 		return s.p.withStderr(&ProtocolError{Kind: KindTimeout, Seq: seq, Detail: fmt.Sprintf(
 			"did not exit within %s after answering bye and EOF on stdin; killed its process group", s.o.ExitGrace)})
-	case !s.p.state.Success():
+	case !s.p.exitedZero():
 		return s.p.withStderr(&ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
 			"exited with %s after bye and EOF on stdin; FCP/1 requires exit status 0", s.p.status())})
 	}
@@ -293,7 +297,7 @@ func (p *proc) awaitExit(parent context.Context, seq int64) error {
 		select {
 		case <-p.exited:
 			p.finish(0)
-			if !p.state.Success() {
+			if !p.exitedZero() {
 				return &ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
 					"exited with %s after answering seq %d and EOF on stdin; FCP/1 requires exit status 0", p.status(), seq)}
 			}
@@ -316,6 +320,10 @@ func (p *proc) awaitExit(parent context.Context, seq int64) error {
 	}
 }
 
+// errEncode marks a request that cannot be encoded (invalid raw JSON in
+// it): nothing was sent, and the session stays alive.
+var errEncode = errors.New("fcpclient: cannot encode request")
+
 // exchange writes req and reads its response. With closeStdin, stdin is
 // closed after the request (one-shot, bye). Errors are *ProtocolError
 // (without stderr); the caller kills the process.
@@ -324,7 +332,7 @@ func (p *proc) exchange(ctx context.Context, req fcp.Request, closeStdin bool) (
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(req); err != nil { // appends "\n"
-		return fcp.Response{}, nil, fmt.Errorf("fcpclient: cannot encode request seq %d: %w", req.Seq, err)
+		return fcp.Response{}, nil, fmt.Errorf("%w seq %d: %v; fix the case's request", errEncode, req.Seq, err)
 	}
 	start := time.Now()
 	if err := p.send(ctx, buf.Bytes()); err != nil {

@@ -18,9 +18,10 @@ import (
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
-// fakeimpl is the path of testdata/fakeimpl, built by TestMain into a
-// directory every user can reach (mode 0755), for the run-as-nobody test.
-var fakeimpl string
+// fakeimpl and refserver are the paths of testdata/fakeimpl and
+// testdata/refserver, built by TestMain into a directory every user can
+// reach (mode 0755), for the run-as-nobody test.
+var fakeimpl, refserver string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fcpclient-test-")
@@ -32,10 +33,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeimpl = filepath.Join(dir, "fakeimpl")
-	build := exec.Command("go", "build", "-o", fakeimpl, "./testdata/fakeimpl")
+	refserver = filepath.Join(dir, "refserver")
+	build := exec.Command("go", "build", "-o", dir, "./testdata/fakeimpl", "./testdata/refserver")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "fcpclient tests: building testdata/fakeimpl:", err)
+		fmt.Fprintln(os.Stderr, "fcpclient tests: building testdata/fakeimpl and testdata/refserver:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -145,6 +147,13 @@ func TestSessionGood(t *testing.T) {
 	}
 	if resp, _, err := s.Do(ctxTimeout(t, 5*time.Second), fcp.Request{Op: "frobnicate"}); err != nil || *resp.OK {
 		t.Errorf("unknown op: %+v %v", resp, err)
+	}
+	// A request that cannot be encoded is the caller's fault: the session lives on.
+	if _, _, err := s.Do(ctxTimeout(t, 5*time.Second), call(`{"broken"`)); err == nil || errors.As(err, new(*ProtocolError)) {
+		t.Errorf("unencodable request: got %v, want a plain error", err)
+	}
+	if _, _, err := s.Do(ctxTimeout(t, 5*time.Second), call(`{}`)); err != nil {
+		t.Errorf("after an unencodable request: %v", err)
 	}
 	pid := s.Pid()
 	if err := s.Close(); err != nil {
@@ -543,5 +552,61 @@ func reachableByOthers(path string) bool {
 		if p == filepath.Dir(p) {
 			return true
 		}
+	}
+}
+
+// TestReferenceEndToEnd runs the reference implementation as a process
+// through package fcpserver and checks every response against the schemas.
+func TestReferenceEndToEnd(t *testing.T) {
+	noLeaks(t)
+	v, err := fcp.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a<&>.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(context.Background(), Options{Command: []string{refserver}, Validator: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := ctxTimeout(t, 10*time.Second)
+	hello, err := s.Hello(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hello.Implementation.Name != "forge-conform-reference" {
+		t.Errorf("hello: %+v", hello)
+	}
+	requests := []fcp.Request{
+		{Op: fcp.OpDefinitions},
+		{Op: fcp.OpCall, Call: &fcp.Call{ID: "1", Name: "list_directory", Args: json.RawMessage(`{"path":"."}`)},
+			Ctx: &fcp.Ctx{WorkingDir: root}},
+		{Op: fcp.OpCall, Call: &fcp.Call{ID: "2", Name: "list_directory", Args: json.RawMessage(`{"path":"../.."}`)},
+			Ctx: &fcp.Ctx{WorkingDir: root}},
+		{Op: fcp.OpCall, Call: &fcp.Call{ID: "3", Name: "list_dir", Args: json.RawMessage(`{"dir_path":"` + root + `"}`)},
+			Ctx: &fcp.Ctx{WorkingDir: root}},
+		{Op: fcp.OpReset},
+		{Op: "batch"},
+	}
+	for _, req := range requests {
+		resp, raw, err := s.Do(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", req.Op, err)
+		}
+		if req.Call != nil && req.Call.ID == "1" && !strings.Contains(string(raw), `a<&>.txt`) {
+			t.Errorf("content is HTML-escaped or lacks the entry: %s", raw)
+		}
+		if req.Call != nil && req.Call.ID == "2" && (resp.Error == nil || resp.Error.Denial == nil) {
+			t.Errorf("escape attempt: %s", raw)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v (stderr %q)", err, s.Stderr())
 	}
 }

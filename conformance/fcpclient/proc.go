@@ -96,7 +96,7 @@ func startProc(o Options) (*proc, error) {
 		Stdin:       inR,
 		Stdout:      outW,
 		Stderr:      errW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: o.Credential},
+		SysProcAttr: sysProcAttr(o.Credential),
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
@@ -241,6 +241,9 @@ func (p *proc) finish(grace time.Duration) bool {
 // ignored: ESRCH means the group is already empty, and otherwise the leader
 // is reaped regardless.
 func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// exitedZero reports whether the leader was reaped with exit status 0.
+func (p *proc) exitedZero() bool { return p.state != nil && p.state.Success() }
 
 // status describes how the leader ended, for messages.
 func (p *proc) status() string {

@@ -41,7 +41,8 @@ type Handler interface {
 func Serve(ctx context.Context, in io.Reader, out io.Writer, h Handler) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -65,7 +66,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, h Handler) error {
 		} else {
 			resp, bye = dispatch(ctx, h, line)
 		}
+		buf.Reset()
 		if err := enc.Encode(resp); err != nil { // Encode appends the newline
+			buf.Reset()
+			failed := failure(resp.Seq, "implementation cannot encode its response: %v", err)
+			failed.Error.Kind = string(toolerr.ExecutionFailed)
+			if err := enc.Encode(failed); err != nil {
+				return fmt.Errorf("fcpserver: encoding the response to seq %d: %w", resp.Seq, err)
+			}
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
 			return fmt.Errorf("fcpserver: writing the response to seq %d: %w", resp.Seq, err)
 		}
 		if err := w.Flush(); err != nil {

@@ -33,6 +33,8 @@ func (h *echoHandler) Handle(_ context.Context, req fcp.Request) fcp.Response {
 		return fcp.Response{OK: fcp.Bool(true)}
 	case "panic":
 		panic("kaboom")
+	case "badjson":
+		return fcp.Response{OK: fcp.Bool(true), Definitions: []fcp.Definition{{Name: "x", Parameters: json.RawMessage(`{`)}}}
 	}
 	return fcp.Response{OK: fcp.Bool(false), Error: &fcp.Error{Kind: "BadArgs", Message: "unknown op " + req.Op}}
 }
@@ -87,6 +89,9 @@ func TestServe(t *testing.T) {
 			[]string{`{"seq":-1,"ok":false,"error":{"kind":"BadArgs","message":"request has no \"seq\"; every FCP/1 request carries an integer seq"}}`,
 				`{"seq":10,"ok":false,"error":{"kind":"BadArgs","message":"request has no \"fcp\"; send \"fcp\":1"}}`,
 				`{"seq":11,"ok":false,"error":{"kind":"BadArgs","message":"fcp version 2 is not supported; this implementation speaks FCP/1 (send \"fcp\":1)"}}`}},
+		{"an unencodable response becomes ExecutionFailed",
+			`{"fcp":1,"seq":14,"op":"badjson"}` + "\n",
+			[]string{`{"seq":14,"ok":false,"error":{"kind":"ExecutionFailed","message":"implementation cannot encode its response: json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"}}`}},
 		{"a panicking handler answers ExecutionFailed",
 			`{"fcp":1,"seq":12,"op":"panic"}` + "\n" + `{"fcp":1,"seq":13,"op":"bye"}` + "\n",
 			[]string{`{"seq":12,"ok":false,"error":{"kind":"ExecutionFailed","message":"implementation panicked handling op \"panic\": kaboom"}}`,

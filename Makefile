@@ -1,0 +1,45 @@
+# forge-conform: common tasks. `make help` lists them.
+GO ?= go
+BINARY ?=
+
+.PHONY: help test conform golden fixtures spec-check lint bench clean
+
+help:
+	@echo "make test        go test ./... (the Ginkgo suite, testscript CLI tests, unit tests)"
+	@echo "make conform     run the suite against the built-in reference (BINARY='cmd args' for another implementation)"
+	@echo "make golden      regenerate golden/ from the reference, then review git diff golden/"
+	@echo "make fixtures    materialize every fixture under ./_fixtures for inspection"
+	@echo "make spec-check  diff the catalogs against ../shared/seeds"
+	@echo "make lint        gofmt + go vet"
+	@echo "make bench       benchmarks (corpus through the protocol, tools, sandbox, fixtures)"
+
+test:
+	$(GO) test ./...
+
+conform:
+ifeq ($(BINARY),)
+	$(GO) run ./cmd/forge-conform
+else
+	$(GO) run ./cmd/forge-conform --binary '$(BINARY)'
+endif
+
+golden:
+	$(GO) run ./cmd/forge-conform golden update --dir golden
+
+fixtures:
+	rm -rf _fixtures && mkdir -p _fixtures
+	$(GO) run ./scripts/gen-fixtures -out _fixtures
+
+spec-check:
+	$(GO) run ./cmd/forge-conform spec check --srd ../shared/seeds/LIST_DIRECTORY_SRD.md --srd ../shared/seeds/CODEX_LIST_DIR.md
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./conformance/runner/
+	$(GO) test -run '^$$' -bench . ./impl/... ./scripts/... ./spec/...
+
+clean:
+	rm -rf _fixtures
