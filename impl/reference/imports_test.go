@@ -1,0 +1,28 @@
+package reference
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestNoNetworkImports backs constraint C-05 of LIST_DIRECTORY_SRD.md ("no
+// network access"), which FCP/1 cannot observe: no package of the reference
+// implementation imports a network package. (Libraries it links, afero and
+// jsonschema, carry network-capable code paths the reference never takes;
+// the registry refuses schemas with remote references. net/url, a string
+// parser, is allowed.)
+func TestNoNetworkImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "github.com/forge-conform/forge-conform/impl/...").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			if (imp == "net" || strings.HasPrefix(imp, "net/") && imp != "net/url") || imp == "crypto/tls" || imp == "os/exec" {
+				t.Errorf("%s imports %s: the reference must make no network access (C-05)", fields[0], imp)
+			}
+		}
+	}
+}
