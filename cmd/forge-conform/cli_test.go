@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -27,14 +29,17 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the CLI scenarios in testdata/script.
 //
-// Scripts see $SEEDS, the directory of the upstream spec documents, when the
+// Scripts see $REPO, the repository root (to compare with committed files),
+// and $SEEDS, the directory of the upstream spec documents, when the
 // repository is checked out next to it (../../../shared/seeds); the
-// condition [seeds] says whether it is there.
+// condition [seeds] says whether it is there, [root] whether the tests run
+// as root.
 func TestScripts(t *testing.T) {
-	seeds, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "seeds"))
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
+	seeds := filepath.Join(filepath.Dir(repo), "shared", "seeds")
 	haveSeeds := false
 	if st, err := os.Stat(seeds); err == nil && st.IsDir() {
 		haveSeeds = true
@@ -44,6 +49,15 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
+			// As root, the runner checks the built-in reference as an
+			// unprivileged user would see the fixtures, and --run-as
+			// runs binaries as one: that user must be able to reach
+			// $TMPDIR ($WORK/.tmp), but testscript makes the directory
+			// above $WORK with mode 0700.
+			if err := os.Chmod(filepath.Dir(env.WorkDir), 0o755); err != nil {
+				return err
+			}
+			env.Setenv("REPO", repo)
 			if haveSeeds {
 				env.Setenv("SEEDS", seeds)
 			}
@@ -53,11 +67,14 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "seeds":
 				return haveSeeds, nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":      cmdExitCode,
+			"report-case":   cmdReportCase,
 			"no-sleep-left": cmdNoSleepLeft,
 		},
 	})
@@ -91,4 +108,43 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdReportCase checks one case's verdict in a JSON report (--report-json),
+// read through the report's documented field names:
+//
+//	report-case FILE CASE STATUS [MESSAGE-REGEXP]
+func cmdReportCase(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: report-case FILE CASE STATUS [MESSAGE-REGEXP]")
+	}
+	var rep struct {
+		Cases []struct {
+			Name    string `json:"name"`
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &rep); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	for _, c := range rep.Cases {
+		if c.Name != args[1] {
+			continue
+		}
+		if c.Status != args[2] {
+			ts.Fatalf("%s: case %s is %s, want %s (message: %s)", args[0], c.Name, c.Status, args[2], c.Message)
+		}
+		if len(args) == 4 {
+			re, err := regexp.Compile(args[3])
+			if err != nil {
+				ts.Fatalf("report-case: %v", err)
+			}
+			if !re.MatchString(c.Message) {
+				ts.Fatalf("%s: case %s message %q does not match %q", args[0], c.Name, c.Message, args[3])
+			}
+		}
+		return
+	}
+	ts.Fatalf("%s: no case %s", args[0], args[1])
 }
