@@ -94,11 +94,22 @@ func listDirInvariants(in Input) []Failure {
 	if m := keyProblems(content, ldTopKeys); m != "" {
 		inv("top-level object: "+m, "LD-ENT-06", "FR-LD-OUT-02a")
 	}
+	for _, k := range nullProblems(rawTop, "path", "entries", "returned", "max_entries", "truncated") {
+		inv("top-level "+k, "LD-ENT-06")
+	}
 	var rawEntries []json.RawMessage
 	_ = json.Unmarshal(rawTop["entries"], &rawEntries)
 	for i, e := range rawEntries {
 		if m := keyProblems(e, ldEntryKeys); m != "" {
 			inv(fmt.Sprintf("entries[%d]: %s", i, m), "LD-ENT-06", "FR-LD-OUT-02a")
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(e, &fields) != nil {
+			inv(fmt.Sprintf("entries[%d] is not an object", i), "LD-ENT-06")
+			continue
+		}
+		for _, k := range nullProblems(fields, "name", "path", "depth", "type", "is_hidden") {
+			inv(fmt.Sprintf("entries[%d]: %s", i, k), "LD-ENT-06")
 		}
 	}
 	var o ldOutput
@@ -291,6 +302,18 @@ func canonicalProblems(b []byte) []string {
 				}
 				i += 4
 			}
+		}
+	}
+	return out
+}
+
+// nullProblems names the fields among keys that are present but null,
+// which §3.5 types as never-null (string, array, integer, boolean).
+func nullProblems(obj map[string]json.RawMessage, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if v, ok := obj[k]; ok && string(bytes.TrimSpace(v)) == "null" {
+			out = append(out, fmt.Sprintf("field %q is null; the SRD gives it a non-null type", k))
 		}
 	}
 	return out

@@ -36,10 +36,6 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 		}
 		bySpec[ir.Spec] = append(bySpec[ir.Spec], ir)
 	}
-	results := map[string]*runner.Result{}
-	for _, r := range run.Results {
-		results[r.Case.FullName()] = r
-	}
 	for _, s := range specs {
 		ids := bySpec[s]
 		counts := map[runner.Status]int{}
@@ -56,16 +52,11 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 			if !attention {
 				continue
 			}
-			for _, name := range ir.Cases {
-				r := results[name]
-				if r == nil || (r.Status != runner.Failed && r.Status != runner.Errored) {
-					continue
-				}
+			for _, r := range blamed(run.Results, ir) {
 				writeCase(w, r, ir.ID)
 			}
 		}
 	}
-	// Failures whose IDs are in no catalog would otherwise go unseen.
 	fmt.Fprintln(w)
 	skips := map[string]int{}
 	for _, r := range run.Results {
@@ -91,6 +82,32 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 	fmt.Fprintf(w, "IDs: %s\n", countLine(idCounts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Untestable}))
 	s := run.Summary()
 	fmt.Fprintf(w, "cases: %d passed, %d failed, %d skipped, %d errored in %s\n", s[runner.Passed], s[runner.Failed], s[runner.Skipped], s[runner.Errored], run.Elapsed.Round(1000000))
+}
+
+// blamed returns the failed or errored cases behind an ID's verdict: the
+// cases covering it, and any case with a failure naming it (an invariant
+// tagged with the ID can fail on a case that covers other IDs).
+func blamed(results []*runner.Result, ir runner.IDResult) []*runner.Result {
+	covers := map[string]bool{}
+	for _, c := range ir.Cases {
+		covers[c] = true
+	}
+	var out []*runner.Result
+	for _, r := range results {
+		switch {
+		case r.Status != runner.Failed && r.Status != runner.Errored:
+		case covers[r.Case.FullName()]:
+			out = append(out, r)
+		default:
+			for _, f := range r.Failures {
+				if has(f.IDs, ir.ID) {
+					out = append(out, r)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 func writeCase(w io.Writer, r *runner.Result, id string) {
@@ -187,6 +204,7 @@ func BuildJSON(run *runner.Run) JSONReport {
 	if rep.Notes == nil {
 		rep.Notes = []string{}
 	}
+	rep.Cases, rep.IDs = []JSONCase{}, []JSONID{}
 	for _, r := range run.Results {
 		jc := JSONCase{Name: r.Case.FullName(), Spec: r.Case.Spec, IDs: r.Case.IDs, Interpretations: r.Case.Interpretations,
 			Status: r.Status, Message: r.Message, Stderr: r.Stderr, DurationUs: r.Duration.Microseconds()}
