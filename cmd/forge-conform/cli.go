@@ -63,6 +63,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		err = usageError{fmt.Sprintf("unknown command %q", cmd)}
 	}
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, topUsage)
+		return exitOK
+	}
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -133,8 +137,14 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// errHelp asks for the usage text on stdout and exit 0.
+var errHelp = errors.New("help requested")
+
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
 		return usageError{err.Error()}
 	}
 	if fs.NArg() > 0 {
@@ -201,6 +211,11 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		if o.Expected, err = runner.ParseSkipFile(f.skipFile, raw); err != nil {
 			return o, err
 		}
+		for _, e := range o.Expected {
+			if err := checkGlobs(d, []string{e.Glob}); err != nil {
+				return o, fmt.Errorf("%s:%d: %w: remove the stale line", f.skipFile, e.Line, err)
+			}
+		}
 	}
 	if f.jobs < 1 {
 		return o, usageError{"-j must be at least 1"}
@@ -241,7 +256,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return exitHarness, err
 	}
-	report.Text(stdout, run, report.TextOptions{Verbose: f.verbose})
+	text := stdout
+	if f.jsonOut == "-" || f.junitOut == "-" {
+		text = stderr // keep stdout machine-readable
+	}
+	report.Text(text, run, report.TextOptions{Verbose: f.verbose})
 	if err := writeReports(&f, run, stdout); err != nil {
 		return exitHarness, err
 	}
@@ -249,6 +268,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitHarness, errors.New("interrupted")
 	}
 	if !run.OK() {
+		return exitFailed, nil
+	}
+	if run.Ran() == 0 {
+		fmt.Fprintln(stderr, "forge-conform: no case ran: every selected case was skipped (see the reasons above)")
 		return exitFailed, nil
 	}
 	return exitOK, nil
@@ -310,6 +333,12 @@ func cmdList(args []string, stdout io.Writer) (int, error) {
 		return exitHarness, err
 	}
 	sel := &runner.Selector{Run: run}
+	if err := sel.Validate(); err != nil {
+		return exitHarness, usageError{err.Error()}
+	}
+	if err := checkGlobs(d, run); err != nil {
+		return exitHarness, err
+	}
 	for _, c := range d.corpus.Cases {
 		if !sel.Match(c) {
 			continue

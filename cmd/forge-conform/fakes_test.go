@@ -64,9 +64,9 @@ var fakeImpls = map[string]fakeImpl{
 			writeLine(w, fmt.Sprintf(`{"seq":%d,"ok":false,"error":{"kind":"BadArgs","message":"fcp-nohello rejects every call"}}`, seq))
 		},
 	},
-	// Starts `sleep 300` in its own process group (which the runner made),
-	// answers hello, then hangs on calls: the runner must kill the whole
-	// group. The grandchild's pid is appended to $FCP_GRANDCHILD_PIDFILE
+	// Starts `sleep 300` as a child in its process group (the one the
+	// runner made for it), answers hello, then hangs on calls: the runner
+	// must kill the whole group. The grandchild's pid is appended to $FCP_GRANDCHILD_PIDFILE
 	// for no-sleep-left.
 	"fcp-grandchild": {start: startGrandchild, call: func(io.Writer, int64) { sleepForever() }},
 }

@@ -95,6 +95,9 @@ type Result struct {
 	Response *fcp.Response
 	Golden   []byte
 	Duration time.Duration
+	// ExpectedFailure is set when a skip file listed the case and it failed:
+	// it ran, and its status is Skipped.
+	ExpectedFailure bool
 }
 
 // IDResult is the verdict on one requirement ID.
@@ -124,6 +127,18 @@ func (r *Run) Summary() map[Status]int {
 		m[res.Status]++
 	}
 	return m
+}
+
+// Ran counts the cases that were executed: every case but those skipped
+// without running (unselected, unsupported, impossible here).
+func (r *Run) Ran() int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status != Skipped || res.ExpectedFailure {
+			n++
+		}
+	}
+	return n
 }
 
 // OK reports whether no case failed or errored.
@@ -228,6 +243,17 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	r.base = base
+	if r.chown != nil || (r.inProcess && root) {
+		// The unprivileged user (real or emulated) must reach the fixtures.
+		uid, gid := 65534, 65534
+		if r.chown != nil {
+			uid, gid = r.chown.UID, r.chown.GID
+		}
+		if err := reachable(base, uid, gid); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("the fixture dir %s is not reachable by an unprivileged user: %w; set TMPDIR to a directory every user can search, such as /tmp", base, err)
+		}
+	}
 	if err := r.sayHello(ctx); err != nil {
 		r.Close()
 		return nil, err
@@ -242,6 +268,13 @@ func (r *Runner) sayHello(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	resp, err := r.target.hello(hctx)
+	if err == nil && (resp.Error != nil || (resp.OK != nil && !*resp.OK)) {
+		msg := "ok:false"
+		if resp.Error != nil {
+			msg = resp.Error.Kind + ": " + resp.Error.Message
+		}
+		err = errors.New("hello answered with an error (" + msg + ")")
+	}
 	if err != nil {
 		var pe *fcpclient.ProtocolError
 		if errors.As(err, &pe) && pe.Kind == "start" {

@@ -109,6 +109,7 @@ func (r *Runner) applyExpected(res *Result) {
 		case Failed, Errored:
 			res.Message = fmt.Sprintf("expected failure (skip file line %d: %s): %s", e.Line, e.Reason, res.Message)
 			res.Status = Skipped
+			res.ExpectedFailure = true
 		case Passed:
 			res.Status = Failed
 			res.Message = fmt.Sprintf("listed as an expected failure (skip file line %d: %s) but passes: remove the line", e.Line, e.Reason)
