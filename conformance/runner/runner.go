@@ -404,6 +404,13 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			faults = append(faults, fsys.Fault{Op: f.Op, Path: filepath.Join(layout.Root, filepath.FromSlash(f.Path)), Err: errno})
 		}
 	}
+	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && !r.inProcess && r.opts.Mode == ModeSession {
+		// Every case is a conversation of its own (FCP/1 reset).
+		if _, _, stderr, err := r.call(ctx, fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}, nil); err != nil {
+			res.Status, res.Message, res.Stderr = Errored, "reset before the case: "+err.Error(), stderr
+			return res
+		}
+	}
 	resp, n, stderr, err := r.call(ctx, req, faults)
 	if err != nil {
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
