@@ -94,7 +94,7 @@ run flags:
   --skip GLOB           leave out matching cases (repeatable)
   --skip-file FILE      expected failures: "GLOB reason" per line; a listed case that passes fails
   -j N                  parallel workers
-  --timeout DURATION    per call (default 10s)
+  --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --report-json FILE    JSON report ("-" for stdout)
   --report-junit FILE   JUnit XML report
@@ -123,7 +123,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.skip, "skip", "case or ID glob to skip")
 	fs.StringVar(&f.skipFile, "skip-file", "", "expected failures file")
 	fs.IntVar(&f.jobs, "j", 2, "parallel workers")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-call timeout")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-case timeout")
 	fs.StringVar(&f.runAs, "run-as", "nobody", "user that runs --binary when root")
 	fs.StringVar(&f.jsonOut, "report-json", "", "JSON report file")
 	fs.StringVar(&f.junitOut, "report-junit", "", "JUnit report file")

@@ -73,7 +73,7 @@ type Options struct {
 	Defects listdir.Defects
 
 	Jobs    int           // parallel workers (default 1)
-	Timeout time.Duration // per call (default 10s)
+	Timeout time.Duration // per case (default 10s)
 
 	// Select filters cases; nil runs all.
 	Select *Selector
@@ -404,6 +404,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			faults = append(faults, fsys.Fault{Op: f.Op, Path: filepath.Join(layout.Root, filepath.FromSlash(f.Path)), Err: errno})
 		}
 	}
+	// One deadline for the case's exchanges: reset, the call, its repetition
+	// (fixtures are materialized before the clock starts).
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
 	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && !r.inProcess && r.opts.Mode == ModeSession {
 		// Every case is a conversation of its own (FCP/1 reset).
 		if _, _, stderr, err := r.call(ctx, fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}, nil); err != nil {
@@ -467,10 +471,9 @@ var determinismIDs = map[string][]string{
 	"list_directory": {"FR-LD-OUT-02", "C-03"},
 }
 
+// call sends one request; ctx carries the case's deadline.
 func (r *Runner) call(ctx context.Context, req fcp.Request, faults []fsys.Fault) (fcp.Response, int64, string, error) {
-	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	return r.target.do(cctx, req, faults)
+	return r.target.do(ctx, req, faults)
 }
 
 func sameResponse(a, b fcp.Response) bool { return bytes.Equal(stripSeq(a), stripSeq(b)) }
