@@ -203,6 +203,9 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		}
 		r.target, r.inProcess, r.unprivileged = t, true, true
 		if root {
+			// Fixtures belong to the emulated user, as they belong to the
+			// --run-as user for a binary.
+			r.chown = &fixture.Owner{UID: 65534, GID: 65534}
 			r.notes = append(r.notes, "running as root: permission cases use in-process permission emulation (afero PermFs) as an unprivileged user would see them")
 		}
 	} else {

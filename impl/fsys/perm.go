@@ -25,18 +25,29 @@ const (
 	mayRead  access = 4
 )
 
-// permits reports whether the "other" triad of mode grants every bit of want.
-func permits(mode fs.FileMode, want access) bool {
-	return access(mode.Perm())&want == want
+// permits reports whether fi's mode grants every bit of want to the
+// emulated user: the owner triad if the user owns the file, the group triad
+// if the file's group is the user's, the "other" triad otherwise (the
+// kernel's rule, without supplementary groups).
+func (p *PermFs) permits(fi fs.FileInfo, want access) bool {
+	perm := access(fi.Mode().Perm())
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		switch {
+		case int(st.Uid) == p.uid:
+			perm >>= 6
+		case int(st.Gid) == p.gid:
+			perm >>= 3
+		}
+	}
+	return perm&7&want == want
 }
 
 // PermFs wraps a filesystem and, before delegating an operation, applies the
-// permission checks the kernel would apply to a user that neither owns the
-// file nor belongs to its group: the "other" rwx bits of the real modes decide.
-// Running as root, it therefore reproduces what an unprivileged user sees.
-// Fixtures are expected to use modes whose three triads agree (0755, 0644,
-// 0444, 0000, 0333, ...), so the result is also what the owner would see when
-// the suite runs unprivileged.
+// permission checks the kernel would apply to an unprivileged user (uid and
+// gid given to NewPermFsAs; NewPermFs emulates nobody, 65534:65534): the
+// owner, group or "other" rwx bits of the real modes decide, as for that
+// user. Running as root, it therefore reproduces what the unprivileged user
+// sees, on trees chowned to it (as the runner does) or not.
 //
 // The rules, checked against the base filesystem's lstat results:
 //   - resolving a path needs search (x) on every directory passed through,
@@ -56,11 +67,17 @@ func permits(mode fs.FileMode, want access) bool {
 // relative names are made absolute with the process working directory.
 // The base filesystem must be able to lstat (see Lstat).
 type PermFs struct {
-	base afero.Fs
+	base     afero.Fs
+	uid, gid int
 }
 
 // NewPermFs returns a PermFs over base.
-func NewPermFs(base afero.Fs) afero.Fs { return &PermFs{base: base} }
+func NewPermFs(base afero.Fs) afero.Fs { return NewPermFsAs(base, 65534, 65534) }
+
+// NewPermFsAs returns a PermFs emulating the user uid:gid.
+func NewPermFsAs(base afero.Fs, uid, gid int) afero.Fs {
+	return &PermFs{base: base, uid: uid, gid: gid}
+}
 
 var (
 	_ afero.Fs        = (*PermFs)(nil)
@@ -162,7 +179,7 @@ func (p *PermFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, 
 		// The base reports EEXIST, which the kernel checks first.
 	case fi.IsDir() && want&mayWrite != 0:
 		// The base reports EISDIR, which the kernel checks first.
-	case !permits(fi.Mode(), want):
+	case !p.permits(fi, want):
 		return nil, p.fail("open", name, syscall.EACCES)
 	}
 	f, err := p.base.OpenFile(name, flag, perm)
@@ -279,7 +296,7 @@ func (p *PermFs) Rename(oldname, newname string) error {
 	if err := p.need(filepath.Dir(dst), mayWrite|mayExec); err != nil {
 		return linkErr(err)
 	}
-	if fi.IsDir() && filepath.Dir(src) != filepath.Dir(dst) && !permits(fi.Mode(), mayWrite) {
+	if fi.IsDir() && filepath.Dir(src) != filepath.Dir(dst) && !p.permits(fi, mayWrite) {
 		return linkErr(syscall.EACCES)
 	}
 	return p.base.Rename(oldname, newname)
@@ -376,7 +393,7 @@ func (p *PermFs) need(dir string, want access) error {
 	if !fi.IsDir() {
 		return syscall.ENOTDIR
 	}
-	if !permits(fi.Mode(), want) {
+	if !p.permits(fi, want) {
 		return syscall.EACCES
 	}
 	return nil
