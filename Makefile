@@ -1,6 +1,8 @@
 # forge-conform: common tasks. `make help` lists them.
 GO ?= go
 BINARY ?=
+# The specification documents that have a catalog in spec/catalog/.
+SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md
 
 .PHONY: help test conform golden fixtures spec-check lint bench clean
 
@@ -31,7 +33,7 @@ fixtures:
 	$(GO) run ./scripts/gen-fixtures -out _fixtures
 
 spec-check:
-	$(GO) run ./cmd/forge-conform spec check --srd ../shared/seeds/LIST_DIRECTORY_SRD.md --srd ../shared/seeds/CODEX_LIST_DIR.md
+	$(GO) run ./cmd/forge-conform spec check $(addprefix --srd ../shared/seeds/,$(SEEDS))
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -105,7 +105,7 @@ var _ = Describe("conformance", func() {
 				}
 			})
 			for _, c := range data.corpus.Cases {
-				It(c.FullName(), Label(c.IDs...), func(ctx SpecContext) {
+				It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
 					res := r.RunCase(ctx, c)
 					if res.Status == runner.Skipped {
 						Skip(res.Message)
@@ -121,16 +121,16 @@ var _ = Describe("traceability", func() {
 	data := load()
 
 	It("covers every testable ID of every catalog with at least one case", func() {
-		covered := map[string]bool{}
+		covered := map[corpus.Ref]bool{}
 		for _, c := range data.corpus.Cases {
-			for _, id := range c.IDs {
-				covered[c.Spec+" "+id] = true
+			for _, ref := range c.Refs() {
+				covered[ref] = true
 			}
 		}
 		var missing []string
 		for _, name := range data.specs.Names() {
 			for _, r := range data.specs.Catalogs[name].Requirements {
-				if r.Testable && !covered[name+" "+r.ID] {
+				if r.Testable && r.Planned == "" && !covered[corpus.Ref{Spec: name, ID: r.ID}] {
 					missing = append(missing, name+" "+r.ID)
 				}
 			}
@@ -146,11 +146,16 @@ var _ = Describe("traceability", func() {
 				problems = append(problems, c.FullName()+": no catalog spec/catalog/"+c.Spec+".json")
 				continue
 			}
-			for _, id := range c.IDs {
-				if r, ok := cat.Lookup(id); !ok {
-					problems = append(problems, fmt.Sprintf("%s: unknown ID %s", c.FullName(), id))
+			for _, ref := range c.Refs() {
+				refCat := data.specs.Catalogs[ref.Spec]
+				if refCat == nil {
+					problems = append(problems, fmt.Sprintf("%s: unknown catalog %q in ID %s:%s", c.FullName(), ref.Spec, ref.Spec, ref.ID))
+					continue
+				}
+				if r, ok := refCat.Lookup(ref.ID); !ok {
+					problems = append(problems, fmt.Sprintf("%s: unknown ID %s in catalog %s", c.FullName(), ref.ID, ref.Spec))
 				} else if !r.Testable {
-					problems = append(problems, fmt.Sprintf("%s: covers %s, which the catalog calls untestable", c.FullName(), id))
+					problems = append(problems, fmt.Sprintf("%s: covers %s, which catalog %s calls untestable", c.FullName(), ref.ID, ref.Spec))
 				}
 			}
 			for _, i := range c.Interpretations {
@@ -235,6 +240,15 @@ var _ = Describe("mutants", func() {
 		Entry("traversing hidden dirs", listdir.Defects{TraverseHidden: true}, []string{"FR-LD-LST-06", "T-LD-11"}),
 	)
 })
+
+// labels are the bare IDs of a case (Ginkgo labels cannot hold ':').
+func labels(c *corpus.Case) []string {
+	out := make([]string, 0, len(c.IDs))
+	for _, r := range c.Refs() {
+		out = append(out, r.ID)
+	}
+	return out
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -36,6 +36,10 @@ type Requirement struct {
 	// Verified then says why and where it is verified instead.
 	Testable bool   `json:"testable"`
 	Verified string `json:"verified,omitempty"`
+	// Planned, on a testable requirement, says why no case covers it yet
+	// and what will (for example an FCP/1 op still to be specified).
+	// Reports list such IDs as "planned", never as passed.
+	Planned string `json:"planned,omitempty"`
 	// Origin is "srd" for IDs printed in the document and "derived" for
 	// stable IDs we gave to unnumbered rules or behaviours.
 	Origin string `json:"origin"`
@@ -43,11 +47,14 @@ type Requirement struct {
 
 // Catalog is the catalog of one specification document.
 type Catalog struct {
-	Spec         string        `json:"spec"`
-	Document     string        `json:"document"`
-	Title        string        `json:"title"`
-	Tools        []string      `json:"tools"`
-	Requirements []Requirement `json:"requirements"`
+	Spec     string   `json:"spec"`
+	Document string   `json:"document"`
+	Title    string   `json:"title"`
+	Tools    []string `json:"tools"`
+	// MutatingTools are the tools of the spec that change files; their
+	// cases each get a fresh copy of their fixture.
+	MutatingTools []string      `json:"mutating_tools,omitempty"`
+	Requirements  []Requirement `json:"requirements"`
 }
 
 // Lookup returns the requirement with the given ID.
@@ -141,6 +148,8 @@ func parseCatalog(name string, data []byte) (*Catalog, error) {
 			errs = append(errs, fmt.Errorf("%s: %s is listed twice", name, r.ID))
 		case r.Summary == "":
 			errs = append(errs, fmt.Errorf("%s: %s has no summary", name, r.ID))
+		case !r.Testable && r.Planned != "":
+			errs = append(errs, fmt.Errorf("%s: %s is planned but not testable: planned applies to testable requirements", name, r.ID))
 		case !r.Testable && r.Verified == "":
 			errs = append(errs, fmt.Errorf("%s: %s is not testable but says nowhere how it is verified (set \"verified\")", name, r.ID))
 		case r.Origin != "srd" && r.Origin != "derived":

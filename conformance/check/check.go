@@ -71,6 +71,8 @@ func Invariants(in Input) []Failure {
 		return listDirInvariants(in)
 	case "list_dir":
 		return codexInvariants(in)
+	case "read_file":
+		return readFileInvariants(in)
 	}
 	return nil
 }

@@ -44,7 +44,12 @@ func Golden(tool string, r fcp.Response) []byte {
 	}
 	var body []byte
 	if r.Definitions != nil {
-		body, _ = json.MarshalIndent(r.Definitions, "", "  ")
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(r.Definitions)
+		body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	} else if r.Content != nil {
 		body = []byte(*r.Content)
 	}

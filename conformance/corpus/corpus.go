@@ -19,12 +19,17 @@
 //	    "config": {"tools": {...}},         // optional, FCP config object
 //	    "ctx": {"max_output_bytes": 512},   // optional
 //	    "requires": ["unprivileged"],       // optional: "unprivileged", "faults"
-//	    "expect": {                         // exactly one of json, text, error
+//	    "before": [                         // optional, same conversation, in order
+//	      {"call": {"tool": "read_file", "args": {"path": "a.txt"}}},
+//	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
+//	    ],
+//	    "expect": {                         // exactly one of json, text, error; tree optional
 //	      "json": {...},                    // partial match of the parsed content
 //	      "text": "...",                    // exact content
 //	      "error": {"kind": "BadArgs", "message_contains": ["..."], "message": "...",
-//	                "denial": {"reason": "...", "pattern": "..."}}
-//	    }
+//	                "denial": {"reason": "...", "pattern": "..."}},
+//	      "tree": {"a.txt": {"content": "new\n"}, "b.txt": {"absent": true}}
+//	    }                                   // tree: listed paths as given, all else unchanged
 //	  }]
 //	}
 //
@@ -79,7 +84,90 @@ type Case struct {
 	Config          json.RawMessage `json:"config,omitempty"`
 	Ctx             *CtxOverride    `json:"ctx,omitempty"`
 	Requires        []string        `json:"requires,omitempty"`
-	Expect          Expect          `json:"expect"`
+	// Before are steps run in the same conversation before the call: calls
+	// whose results are not checked beyond success, and changes the runner
+	// makes on disk (a file edited behind the tools' back).
+	Before []Step `json:"before,omitempty"`
+	Expect Expect `json:"expect"`
+}
+
+// Step is one "before" step: exactly one of Call, Write, Remove, Symlink.
+type Step struct {
+	// Call runs a tool in the case's conversation; it must succeed unless
+	// ExpectError names the kind it must fail with.
+	Call        *StepCall `json:"call,omitempty"`
+	ExpectError string    `json:"expect_error,omitempty"`
+	// Write replaces (or creates) a file's content on disk.
+	Write *StepWrite `json:"write,omitempty"`
+	// Remove deletes a file or empty directory on disk.
+	Remove string `json:"remove,omitempty"`
+	// Symlink replaces Path with a symlink to Target on disk.
+	Symlink *StepSymlink `json:"symlink,omitempty"`
+}
+
+// StepCall is a tool call of a before step.
+type StepCall struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// StepWrite writes Content to Path (relative to the root).
+type StepWrite struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// StepSymlink makes Path a symlink to Target.
+type StepSymlink struct {
+	Path   string `json:"path"`
+	Target string `json:"target"`
+}
+
+// Mutates reports whether the case changes its fixture (so it needs a
+// fresh copy): disk steps, a tree expectation, or a mutating tool.
+func (c *Case) Mutates(mutating map[string]bool) bool {
+	if c.Expect.Tree != nil || mutating[c.Tool] {
+		return true
+	}
+	for _, s := range c.Before {
+		if s.Write != nil || s.Remove != "" || s.Symlink != nil || (s.Call != nil && mutating[s.Call.Tool]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Stateful reports whether the case needs conversation state (calls before
+// the checked call).
+func (c *Case) Stateful() bool {
+	for _, s := range c.Before {
+		if s.Call != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Ref is a requirement ID with the catalog it belongs to.
+type Ref struct{ Spec, ID string }
+
+// ParseRef reads an ID as a case or failure names it: "ID" belongs to the
+// case's own spec, "spec:ID" to another catalog (a list_directory case may
+// name "tool_executor:FR-VAL-04").
+func ParseRef(caseSpec, id string) Ref {
+	if sp, bare, ok := strings.Cut(id, ":"); ok {
+		return Ref{Spec: sp, ID: bare}
+	}
+	return Ref{Spec: caseSpec, ID: id}
+}
+
+// Refs resolves the case's IDs.
+func (c *Case) Refs() []Ref {
+	out := make([]Ref, len(c.IDs))
+	for i, id := range c.IDs {
+		out[i] = ParseRef(c.Spec, id)
+	}
+	return out
 }
 
 // FullName is "<spec>/<name>", the name reports and globs use.
@@ -91,11 +179,25 @@ type CtxOverride struct {
 	AvailableCapacityBytes *int64 `json:"available_capacity_bytes,omitempty"`
 }
 
-// Expect is the hand-written expectation: exactly one of JSON, Text, Error.
+// Expect is the hand-written expectation: exactly one of JSON, Text, Error,
+// and optionally Tree.
 type Expect struct {
 	JSON  json.RawMessage `json:"json,omitempty"`
 	Text  *string         `json:"text,omitempty"`
 	Error *ExpectError    `json:"error,omitempty"`
+	// Tree states the fixture tree after the call: the listed paths
+	// (relative to the root) with their expected state; every other entry
+	// must be byte-identical to before the call. An empty object means
+	// "nothing changed".
+	Tree map[string]TreeEntry `json:"tree,omitempty"`
+}
+
+// TreeEntry is the expected state of one path after the call.
+type TreeEntry struct {
+	Absent  bool    `json:"absent,omitempty"`
+	Dir     bool    `json:"dir,omitempty"` // a directory (else a regular file)
+	Content *string `json:"content,omitempty"`
+	Mode    string  `json:"mode,omitempty"` // octal permission bits, e.g. "0644"
 }
 
 // ExpectError is an expected ToolError.
@@ -218,6 +320,17 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		}
 		if k.Op == "" {
 			k.Op = "call"
+		}
+		for i, st := range k.Before {
+			n := 0
+			for _, set := range []bool{st.Call != nil, st.Write != nil, st.Remove != "", st.Symlink != nil} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				return nil, fmt.Errorf("%s: case %q before[%d] must have exactly one of call, write, remove, symlink", name, k.Name, i)
+			}
 		}
 		if k.Op == "call" && len(k.Args) == 0 {
 			return nil, fmt.Errorf("%s: case %q has no \"args\": a call case needs the tool arguments", name, k.Name)

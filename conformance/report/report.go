@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -42,7 +43,7 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 		for _, ir := range ids {
 			counts[ir.Status]++
 		}
-		fmt.Fprintf(w, "\n%s: %s\n", s, countLine(counts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Untestable}))
+		fmt.Fprintf(w, "\n%s: %s\n", s, countLine(counts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Planned, runner.Untestable}))
 		for _, ir := range ids {
 			attention := ir.Status == runner.Failed || ir.Status == runner.Errored || ir.Status == runner.Uncovered
 			if !attention && !o.Verbose {
@@ -53,7 +54,7 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 				continue
 			}
 			for _, r := range blamed(run.Results, ir) {
-				writeCase(w, r, ir.ID)
+				writeCase(w, r, ir)
 			}
 		}
 	}
@@ -79,7 +80,7 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 	for _, ir := range run.IDs {
 		idCounts[ir.Status]++
 	}
-	fmt.Fprintf(w, "IDs: %s\n", countLine(idCounts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Untestable}))
+	fmt.Fprintf(w, "IDs: %s\n", countLine(idCounts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Planned, runner.Untestable}))
 	s := run.Summary()
 	fmt.Fprintf(w, "cases: %d passed, %d failed, %d skipped, %d errored in %s\n", s[runner.Passed], s[runner.Failed], s[runner.Skipped], s[runner.Errored], run.Elapsed.Round(1000000))
 }
@@ -100,7 +101,7 @@ func blamed(results []*runner.Result, ir runner.IDResult) []*runner.Result {
 			out = append(out, r)
 		default:
 			for _, f := range r.Failures {
-				if has(f.IDs, ir.ID) {
+				if names(r, f.IDs, ir) {
 					out = append(out, r)
 					break
 				}
@@ -110,7 +111,18 @@ func blamed(results []*runner.Result, ir runner.IDResult) []*runner.Result {
 	return out
 }
 
-func writeCase(w io.Writer, r *runner.Result, id string) {
+// names reports whether ids (as a failure of r names them) include ir's ID.
+func names(r *runner.Result, ids []string, ir runner.IDResult) bool {
+	want := corpus.Ref{Spec: ir.Spec, ID: ir.ID}
+	for _, id := range ids {
+		if corpus.ParseRef(r.Case.Spec, id) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func writeCase(w io.Writer, r *runner.Result, ir runner.IDResult) {
 	fmt.Fprintf(w, "             %s %s\n", strings.ToUpper(string(r.Status)), r.Case.FullName())
 	if r.Status == runner.Errored {
 		fmt.Fprintf(w, "               %s\n", r.Message)
@@ -120,7 +132,7 @@ func writeCase(w io.Writer, r *runner.Result, id string) {
 		return
 	}
 	for _, f := range r.Failures {
-		if !has(f.IDs, id) {
+		if !names(r, f.IDs, ir) {
 			continue
 		}
 		fmt.Fprintf(w, "               %s: %s\n", f.Kind, f.Message)

@@ -3,6 +3,7 @@ package runner
 import (
 	"sort"
 
+	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/spec"
 )
 
@@ -10,6 +11,7 @@ import (
 const (
 	Uncovered  Status = "uncovered"  // testable, but no case covers it
 	Untestable Status = "untestable" // FCP/1 cannot observe it; see the catalog
+	Planned    Status = "planned"    // testable, covered by a later op or issue
 )
 
 // Aggregate folds case verdicts into per-ID verdicts for every catalogued
@@ -22,12 +24,12 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 		cases                       []string
 		failed, errored, passed, sk bool
 	}
-	accs := map[string]*acc{}
-	get := func(id string) *acc {
-		a := accs[id]
+	accs := map[corpus.Ref]*acc{}
+	get := func(ref corpus.Ref) *acc {
+		a := accs[ref]
 		if a == nil {
 			a = &acc{}
-			accs[id] = a
+			accs[ref] = a
 		}
 		return a
 	}
@@ -36,8 +38,8 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 			continue
 		}
 		name := res.Case.FullName()
-		for _, id := range res.Case.IDs {
-			a := get(id)
+		for _, ref := range res.Case.Refs() {
+			a := get(ref)
 			a.cases = append(a.cases, name)
 			switch res.Status {
 			case Passed:
@@ -49,18 +51,18 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 			case Failed:
 				// Only the IDs a failure names are failed; the case's other
 				// IDs are not blamed for an invariant of another ID.
-				a.passed = a.passed || !namedIn(id, res)
+				a.passed = a.passed || !namedIn(ref, res)
 			}
 		}
 		if res.Status == Failed {
 			for _, f := range res.Failures {
 				for _, id := range f.IDs {
-					get(id).failed = true
+					get(corpus.ParseRef(res.Case.Spec, id)).failed = true
 				}
 			}
 			if len(res.Failures) == 0 { // an expected failure that passed
-				for _, id := range res.Case.IDs {
-					get(id).failed = true
+				for _, ref := range res.Case.Refs() {
+					get(ref).failed = true
 				}
 			}
 		}
@@ -69,7 +71,7 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 	for _, name := range set.Names() {
 		c := set.Catalogs[name]
 		for _, req := range c.Requirements {
-			a := accs[req.ID]
+			a := accs[corpus.Ref{Spec: name, ID: req.ID}]
 			ir := IDResult{Spec: name, ID: req.ID, Testable: req.Testable, Level: req.Level, Summary: req.Summary}
 			switch {
 			case a != nil && a.failed:
@@ -80,6 +82,8 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 				ir.Status = Passed
 			case a != nil && a.sk:
 				ir.Status = Skipped
+			case req.Testable && req.Planned != "":
+				ir.Status = Planned
 			case req.Testable:
 				ir.Status = Uncovered
 			default:
@@ -95,10 +99,10 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 	return out
 }
 
-func namedIn(id string, res *Result) bool {
+func namedIn(ref corpus.Ref, res *Result) bool {
 	for _, f := range res.Failures {
 		for _, x := range f.IDs {
-			if x == id {
+			if corpus.ParseRef(res.Case.Spec, x) == ref {
 				return true
 			}
 		}

@@ -161,6 +161,9 @@ type Runner struct {
 	allTools     bool
 	chown        *fixture.Owner
 
+	mutating map[string]bool // tools that change files (fresh fixture per case)
+	fresh    int64           // counter of private fixture copies
+
 	base     string
 	mu       sync.Mutex
 	layouts  map[string]*layoutOnce
@@ -194,7 +197,12 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	if opts.RunAs == "" {
 		opts.RunAs = "nobody"
 	}
-	r := &Runner{opts: opts, layouts: map[string]*layoutOnce{}}
+	r := &Runner{opts: opts, layouts: map[string]*layoutOnce{}, mutating: map[string]bool{}}
+	for _, c := range opts.Specs.Catalogs {
+		for _, t := range c.MutatingTools {
+			r.mutating[t] = true
+		}
+	}
 	root := os.Geteuid() == 0
 	if len(opts.Binary) == 0 {
 		t, err := newInProcess(reference.Options{ListDirDefects: opts.Defects}, root)
@@ -379,6 +387,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		res.Status, res.Message = Errored, fmt.Sprintf("case names fixture %q, which does not exist in fixtures/", c.Fixture)
 		return res
 	}
+	if c.Stateful() && r.opts.Mode == ModeOneShot && !r.inProcess {
+		res.Status, res.Message = Skipped, "needs conversation state across calls (before steps); one-shot mode has none: use --mode session"
+		return res
+	}
 	var layout fixture.Layout
 	if ok {
 		if reason := r.fixtureUnsupported(c, fx); reason != "" {
@@ -386,7 +398,16 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			return res
 		}
 		var err error
-		if layout, err = r.layout(fx); err != nil {
+		if c.Mutates(r.mutating) {
+			var cleanup func()
+			layout, cleanup, err = r.freshLayout(fx)
+			if cleanup != nil {
+				defer cleanup()
+			}
+		} else {
+			layout, err = r.layout(fx)
+		}
+		if err != nil {
 			res.Status, res.Message = Errored, fmt.Sprintf("materializing fixture %q: %v", fx.Name, err)
 			return res
 		}
@@ -407,23 +428,61 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			faults = append(faults, fsys.Fault{Op: f.Op, Path: filepath.Join(layout.Root, filepath.FromSlash(f.Path)), Err: errno})
 		}
 	}
-	// One deadline for the case's exchanges: reset, the call, its repetition
-	// (fixtures are materialized before the clock starts).
+	// One deadline for the case's exchanges: reset, before steps, the call,
+	// its repetition (fixtures are materialized before the clock starts).
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && !r.inProcess && r.opts.Mode == ModeSession {
+	conv, err := r.target.open(ctx)
+	if err != nil {
+		res.Status, res.Message = Errored, "starting the implementation: "+err.Error()
+		return res
+	}
+	var convErr error
+	defer func() { conv.release(convErr) }()
+	exchange := func(req fcp.Request) (fcp.Response, int64, string, error) {
+		resp, n, stderr, err := conv.do(ctx, req, faults)
+		if err != nil {
+			convErr = err
+		}
+		return resp, n, stderr, err
+	}
+	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && !r.inProcess && conv.stateful() {
 		// Every case is a conversation of its own (FCP/1 reset).
-		if _, _, stderr, err := r.call(ctx, fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}, nil); err != nil {
+		if _, _, stderr, err := exchange(fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}); err != nil {
 			res.Status, res.Message, res.Stderr = Errored, "reset before the case: "+err.Error(), stderr
 			return res
 		}
 	}
-	resp, n, stderr, err := r.call(ctx, req, faults)
+	for i, st := range c.Before {
+		if msg, stderr := r.before(c, i, st, layout, exchange); msg != "" {
+			res.Status, res.Message, res.Stderr = Errored, msg, stderr
+			return res
+		}
+	}
+	var snap check.Snapshot
+	if c.Expect.Tree != nil {
+		if snap, err = snapshot(layout.Base); err != nil {
+			res.Status, res.Message = Errored, "snapshot before the call: "+err.Error()
+			return res
+		}
+	}
+	resp, n, stderr, err := exchange(req)
 	if err != nil {
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
 		return res
 	}
 	norm := normalize(resp, layout)
+	if cat := r.opts.Specs.Catalogs[c.Spec]; cat != nil && norm.Definitions != nil {
+		// A spec's golden holds its own tools' definitions only, so a new
+		// tool elsewhere changes no other spec's golden.
+		var own []fcp.Definition
+		for _, d := range norm.Definitions {
+			if contains(cat.Tools, d.Name) {
+				own = append(own, d)
+			}
+		}
+		norm.Definitions = own
+	}
 	res.Response = &norm
 	res.Golden = check.Golden(c.Tool, norm)
 
@@ -440,7 +499,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	}
 	res.Failures = check.Response(in)
 	if ids := determinismIDs[c.Tool]; len(ids) > 0 && c.Op == fcp.OpCall {
-		again, _, stderr, err := r.call(ctx, req, faults)
+		again, _, stderr, err := exchange(req)
 		switch {
 		case err != nil:
 			res.Status, res.Message, res.Stderr = Errored, "repeating the call: "+err.Error(), stderr
@@ -450,6 +509,14 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 				Message: "the same call on the same filesystem gave a different result the second time",
 				Diff:    check.GoldenDiffOf(c.Tool, resp, again)})
 		}
+	}
+	if snap != nil {
+		after, err := snapshot(layout.Base)
+		if err != nil {
+			res.Status, res.Message = Errored, "snapshot after the call: "+err.Error()
+			return res
+		}
+		res.Failures = append(res.Failures, check.Tree(snap, after, c.Expect.Tree, c.IDs)...)
 	}
 	if r.opts.Golden != nil {
 		want, err := fs.ReadFile(r.opts.Golden, c.Spec+"/"+c.Name+".golden")
@@ -472,11 +539,6 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 // determinismIDs are the requirements a repeated call checks, per tool.
 var determinismIDs = map[string][]string{
 	"list_directory": {"FR-LD-OUT-02", "C-03"},
-}
-
-// call sends one request; ctx carries the case's deadline.
-func (r *Runner) call(ctx context.Context, req fcp.Request, faults []fsys.Fault) (fcp.Response, int64, string, error) {
-	return r.target.do(ctx, req, faults)
 }
 
 func sameResponse(a, b fcp.Response) bool { return bytes.Equal(stripSeq(a), stripSeq(b)) }

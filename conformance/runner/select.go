@@ -52,9 +52,11 @@ func matchCase(g string, c *corpus.Case) bool {
 	if ok, _ := path.Match(g, c.Name); ok {
 		return true
 	}
-	for _, id := range c.IDs {
-		if ok, _ := path.Match(g, id); ok {
-			return true
+	for i, ref := range c.Refs() {
+		for _, id := range []string{c.IDs[i], ref.ID, ref.Spec + ":" + ref.ID} {
+			if ok, _ := path.Match(g, id); ok {
+				return true
+			}
 		}
 	}
 	return false

@@ -15,16 +15,30 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fcpclient"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
-// target is the implementation under test, seen by one case at a time.
+// target is the implementation under test.
 type target interface {
 	hello(ctx context.Context) (fcp.Response, error)
+	// open starts one conversation: every exchange of one case goes
+	// through it, to the same process in session mode.
+	open(ctx context.Context) (conversation, error)
+	close()
+}
+
+// conversation carries the exchanges of one case.
+type conversation interface {
 	// do sends one request. faults, when set, are injected in-process; a
 	// target that cannot inject faults never receives such a request.
 	do(ctx context.Context, req fcp.Request, faults []fsys.Fault) (resp fcp.Response, contentBytes int64, stderr string, err error)
-	close()
+	// release ends the conversation; after a protocol error the process
+	// is killed so the next case starts a fresh one.
+	release(err error)
+	// stateful reports whether calls share conversation state (one-shot
+	// processes do not).
+	stateful() bool
 }
 
 // inProcess calls the reference implementation directly.
@@ -48,12 +62,25 @@ func newInProcess(opts reference.Options, emulate bool) (*inProcess, error) {
 
 func (t *inProcess) hello(context.Context) (fcp.Response, error) { return t.ref.Hello(), nil }
 
-func (t *inProcess) do(ctx context.Context, req fcp.Request, faults []fsys.Fault) (fcp.Response, int64, string, error) {
-	fs := t.fs
+func (t *inProcess) open(context.Context) (conversation, error) {
+	return &inConversation{t: t, state: session.New()}, nil
+}
+
+func (t *inProcess) close() {}
+
+// inConversation is one case against the in-process reference, with a
+// conversation state of its own.
+type inConversation struct {
+	t     *inProcess
+	state *session.State
+}
+
+func (c *inConversation) do(ctx context.Context, req fcp.Request, faults []fsys.Fault) (fcp.Response, int64, string, error) {
+	fs := c.t.fs
 	if len(faults) > 0 {
 		fs = fsys.NewFaultFs(fs, faults)
 	}
-	resp := t.ref.HandleFS(ctx, req, fs)
+	resp := c.t.ref.HandleIn(ctx, req, fs, c.state)
 	var n int64
 	if resp.Content != nil {
 		n = int64(len(*resp.Content))
@@ -61,7 +88,8 @@ func (t *inProcess) do(ctx context.Context, req fcp.Request, faults []fsys.Fault
 	return resp, n, "", nil
 }
 
-func (t *inProcess) close() {}
+func (c *inConversation) release(error)  {}
+func (c *inConversation) stateful() bool { return true }
 
 // binary talks FCP/1 to an external process: a pool of long-lived sessions
 // (one per worker), or one process per request in one-shot mode.
@@ -95,23 +123,45 @@ func (b *binary) hello(ctx context.Context) (fcp.Response, error) {
 	return resp, err
 }
 
-func (b *binary) do(ctx context.Context, req fcp.Request, _ []fsys.Fault) (fcp.Response, int64, string, error) {
+func (b *binary) open(ctx context.Context) (conversation, error) {
 	if b.oneshot {
-		resp, raw, stderr, err := fcpclient.OneShot(ctx, b.opts, req)
-		return resp, contentBytes(resp, raw), stderr, err
+		return oneShotConversation{b: b}, nil
 	}
 	s, err := b.take(ctx)
 	if err != nil {
-		return fcp.Response{}, 0, "", err
+		return nil, err
 	}
-	resp, raw, err := s.Do(ctx, req)
+	return &sessionConversation{b: b, s: s}, nil
+}
+
+// sessionConversation pins one case to one process of the pool.
+type sessionConversation struct {
+	b *binary
+	s *fcpclient.Session
+}
+
+func (c *sessionConversation) do(ctx context.Context, req fcp.Request, _ []fsys.Fault) (fcp.Response, int64, string, error) {
+	resp, raw, err := c.s.Do(ctx, req)
 	stderr := ""
 	if err != nil {
-		stderr = s.Stderr()
+		stderr = c.s.Stderr()
 	}
-	b.give(s, err)
 	return resp, contentBytes(resp, raw), stderr, err
 }
+
+func (c *sessionConversation) release(err error) { c.b.give(c.s, err) }
+func (c *sessionConversation) stateful() bool    { return true }
+
+// oneShotConversation starts a process per request.
+type oneShotConversation struct{ b *binary }
+
+func (c oneShotConversation) do(ctx context.Context, req fcp.Request, _ []fsys.Fault) (fcp.Response, int64, string, error) {
+	resp, raw, stderr, err := fcpclient.OneShot(ctx, c.b.opts, req)
+	return resp, contentBytes(resp, raw), stderr, err
+}
+
+func (oneShotConversation) release(error)  {}
+func (oneShotConversation) stateful() bool { return false }
 
 // take returns an idle session or starts one.
 func (b *binary) take(ctx context.Context) (*fcpclient.Session, error) {

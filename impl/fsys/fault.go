@@ -20,11 +20,16 @@ const (
 	OpReaddir  = "readdir"  // Readdir and Readdirnames on an opened directory
 	OpOpen     = "open"     // Open, OpenFile and Create
 	OpReadlink = "readlink" // ReadlinkIfPossible
+	// OpOpenWrite fails only opens that write or create (O_WRONLY, O_RDWR,
+	// O_CREATE, O_TRUNC or O_APPEND): OpenFile and Create.
+	OpOpenWrite = "openwrite"
+	OpRename    = "rename" // Rename, when either name is the fault's path
+	OpLink      = "link"   // LinkNoReplace, when either name is the fault's path
 )
 
 // FaultOps lists the operations a Fault can target.
 func FaultOps() []string {
-	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink}
+	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink, OpOpenWrite, OpRename, OpLink}
 }
 
 // Fault makes one operation on one path fail with Err.
@@ -94,6 +99,7 @@ func NewFaultFs(base afero.Fs, faults []Fault) afero.Fs {
 var (
 	_ afero.Fs        = (*FaultFs)(nil)
 	_ afero.Symlinker = (*FaultFs)(nil)
+	_ NoReplaceLinker = (*FaultFs)(nil)
 )
 
 // fault returns the injected error for op on name, or nil.
@@ -103,8 +109,11 @@ func (f *FaultFs) fault(op, name string) error {
 		return nil
 	}
 	pathOp := op
-	if op == OpReaddir {
+	switch op {
+	case OpReaddir:
 		pathOp = "readdirent" // what os.File reports for a failed getdents
+	case OpOpenWrite:
+		pathOp = OpOpen
 	}
 	return &fs.PathError{Op: pathOp, Path: name, Err: err}
 }
@@ -158,10 +167,18 @@ func (f *FaultFs) Create(name string) (afero.File, error) {
 	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 }
 
+// writeFlags are the open flags that make an open one OpOpenWrite targets.
+const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_CREATE | os.O_TRUNC | os.O_APPEND
+
 // OpenFile implements afero.Fs.
 func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
 	if err := f.fault(OpOpen, name); err != nil {
 		return nil, err
+	}
+	if flag&writeFlags != 0 {
+		if err := f.fault(OpOpenWrite, name); err != nil {
+			return nil, err
+		}
 	}
 	file, err := f.base.OpenFile(name, flag, perm)
 	if err != nil {
@@ -186,7 +203,32 @@ func (f *FaultFs) Remove(name string) error { return f.base.Remove(name) }
 func (f *FaultFs) RemoveAll(path string) error { return f.base.RemoveAll(path) }
 
 // Rename implements afero.Fs.
-func (f *FaultFs) Rename(oldname, newname string) error { return f.base.Rename(oldname, newname) }
+func (f *FaultFs) Rename(oldname, newname string) error {
+	if err := f.linkFault(OpRename, oldname, newname); err != nil {
+		return err
+	}
+	return f.base.Rename(oldname, newname)
+}
+
+// LinkNoReplace implements NoReplaceLinker.
+func (f *FaultFs) LinkNoReplace(oldname, newname string) error {
+	if err := f.linkFault(OpLink, oldname, newname); err != nil {
+		return err
+	}
+	return LinkNoReplace(f.base, oldname, newname)
+}
+
+// linkFault returns the injected error for a two-name operation when a
+// fault names either path (oldname first), as the *os.LinkError the os
+// package returns; nil otherwise.
+func (f *FaultFs) linkFault(op, oldname, newname string) error {
+	for _, name := range []string{oldname, newname} {
+		if err, ok := f.faults[faultKey{op, filepath.Clean(name)}]; ok {
+			return &os.LinkError{Op: op, Old: oldname, New: newname, Err: err}
+		}
+	}
+	return nil
+}
 
 // Chmod implements afero.Fs.
 func (f *FaultFs) Chmod(name string, mode fs.FileMode) error { return f.base.Chmod(name, mode) }

@@ -292,6 +292,10 @@ func TestPermFs(t *testing.T) {
 		{"rename within 0777 dir", func() error { return fsys.Rename(p("rw/f"), p("rw/g")) }, 0},
 		{"rename into 0444 dir", func() error { return fsys.Rename(p("rw/g"), p("ronly/g")) }, syscall.EACCES},
 		{"symlink in 0555 dir", func() error { return fsys.(afero.Linker).SymlinkIfPossible("x", p("rx/l")) }, syscall.EACCES},
+		{"link in 0777 dir", func() error { return LinkNoReplace(fsys, p("rw/g"), p("rw/h")) }, 0},
+		{"link onto existing name", func() error { return LinkNoReplace(fsys, p("rw/g"), p("rw/h")) }, syscall.EEXIST},
+		{"link into 0555 dir", func() error { return LinkNoReplace(fsys, p("rw/g"), p("rx/h")) }, syscall.EACCES},
+		{"link from 0000 dir", func() error { return LinkNoReplace(fsys, p("closed/inner"), p("rw/i")) }, syscall.EACCES},
 		{"chmod file in 0555 dir", func() error { return fsys.Chmod(p("rx/file"), 0o666) }, 0},
 		{"chmod child of 0000 dir", func() error { return fsys.Chmod(p("closed/inner"), 0o644) }, syscall.EACCES},
 		// Resolution failures keep their kernel errno.
@@ -420,6 +424,9 @@ func TestFaultValidate(t *testing.T) {
 	}{
 		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: "write", Path: "/x", Err: syscall.EIO}, true},
+		{Fault{Op: OpOpenWrite, Path: "/x", Err: syscall.EIO}, false},
+		{Fault{Op: OpRename, Path: "/x", Err: syscall.EIO}, false},
+		{Fault{Op: OpLink, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpOpen, Path: "x", Err: syscall.EIO}, true},
 		{Fault{Op: OpOpen, Path: "/x"}, true},
 	}
@@ -427,5 +434,97 @@ func TestFaultValidate(t *testing.T) {
 		if err := tc.f.Validate(); (err != nil) != tc.wantErr {
 			t.Errorf("%+v.Validate() = %v, want error %v", tc.f, err, tc.wantErr)
 		}
+	}
+}
+
+func TestLinkNoReplace(t *testing.T) {
+	root := buildTree(t, []node{
+		{path: "src", mode: 0o600, body: "data"},
+		{path: "taken", mode: 0o644, body: "keep"},
+		{path: "dangling", link: "nowhere"},
+	})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	tests := []struct {
+		name    string
+		fsys    afero.Fs
+		newname string
+		wantErr syscall.Errno
+	}{
+		{"new name", OS(), "fresh", 0},
+		{"existing file kept", OS(), "taken", syscall.EEXIST},
+		{"dangling symlink not followed", OS(), "dangling", syscall.EEXIST},
+		{"missing directory", OS(), "nodir/x", syscall.ENOENT},
+		{"through FaultFs", NewFaultFs(OS(), nil), "fresh2", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { checkErr(t, LinkNoReplace(tc.fsys, p("src"), p(tc.newname)), tc.wantErr) })
+	}
+	for _, name := range []string{"fresh", "fresh2"} {
+		if got, err := os.ReadFile(p(name)); err != nil || string(got) != "data" {
+			t.Errorf("%s = %q, %v; want the linked content", name, got, err)
+		}
+	}
+	if got, _ := os.ReadFile(p("taken")); string(got) != "keep" {
+		t.Errorf("taken was replaced: %q", got)
+	}
+	if _, err := os.Lstat(p("nowhere")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the dangling link's target was created: %v", err)
+	}
+	err := LinkNoReplace(afero.NewMemMapFs(), "/a", "/b")
+	var le *os.LinkError
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.As(err, &le) {
+		t.Errorf("LinkNoReplace on MemMapFs = %v, want an *os.LinkError wrapping errors.ErrUnsupported", err)
+	}
+}
+
+func TestFaultFsWriteOps(t *testing.T) {
+	root := buildTree(t, []node{
+		{path: "a", mode: 0o644, body: "a"},
+		{path: "b", mode: 0o644, body: "b"},
+	})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	fsys := NewFaultFs(OS(), []Fault{
+		{Op: OpOpenWrite, Path: p("a"), Err: syscall.EIO},
+		{Op: OpOpenWrite, Path: p("new"), Err: syscall.EACCES},
+		{Op: OpRename, Path: p("b"), Err: syscall.EIO},
+		{Op: OpLink, Path: p("linked"), Err: syscall.EPERM},
+	})
+	open := func(rel string, flag int) func() error {
+		return func() error {
+			f, err := fsys.OpenFile(p(rel), flag, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		}
+	}
+	tests := []struct {
+		name    string
+		run     func() error
+		wantErr syscall.Errno
+	}{
+		{"read open not an openwrite", open("a", os.O_RDONLY), 0},
+		{"write open", open("a", os.O_WRONLY), syscall.EIO},
+		{"append open", open("a", os.O_RDONLY|os.O_APPEND), syscall.EIO},
+		{"create", open("new", os.O_WRONLY|os.O_CREATE|os.O_EXCL), syscall.EACCES},
+		{"Create", func() error { _, err := fsys.Create(p("new")); return err }, syscall.EACCES},
+		{"other file writable", open("b", os.O_WRONLY), 0},
+		{"rename onto faulted name", func() error { return fsys.Rename(p("a"), p("b")) }, syscall.EIO},
+		{"rename from faulted name", func() error { return fsys.Rename(p("b"), p("c")) }, syscall.EIO},
+		{"link to faulted name", func() error { return LinkNoReplace(fsys, p("a"), p("linked")) }, syscall.EPERM},
+		{"link elsewhere", func() error { return LinkNoReplace(fsys, p("a"), p("other")) }, 0},
+		{"rename elsewhere", func() error { return fsys.Rename(p("other"), p("moved")) }, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { checkErr(t, tc.run(), tc.wantErr) })
+	}
+	for name, want := range map[string]string{"a": "a", "b": "b", "moved": "a"} {
+		if got, err := os.ReadFile(p(name)); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	var pe *fs.PathError
+	if _, err := fsys.OpenFile(p("a"), os.O_WRONLY, 0); !errors.As(err, &pe) || pe.Op != "open" {
+		t.Errorf("openwrite fault = %#v, want an *fs.PathError with Op \"open\"", err)
 	}
 }

@@ -58,12 +58,14 @@ func (p *PermFs) permits(fi fs.FileInfo, want access) bool {
 //     file needs w+x on the directory it is created in;
 //   - Readdir (which stats entries) also needs x on the directory, while
 //     Readdirnames needs only the r checked at open;
-//   - Mkdir, Remove, Symlink and Rename need w+x on the parent directories
-//     involved, and moving a directory to another parent needs w on it;
+//   - Mkdir, Remove, Symlink, Rename and LinkNoReplace need w+x on the
+//     parent directories they create in or remove from, and moving a
+//     directory to another parent needs w on it;
 //   - Chmod, Chown and Chtimes need only resolution, as for the owner.
 //
 // Sticky bits, ACLs and capabilities are not modelled. Denials are
-// *fs.PathError values (or *os.LinkError for Rename) carrying syscall.EACCES;
+// *fs.PathError values (or *os.LinkError for Rename and LinkNoReplace)
+// carrying syscall.EACCES;
 // relative names are made absolute with the process working directory.
 // The base filesystem must be able to lstat (see Lstat).
 type PermFs struct {
@@ -82,6 +84,7 @@ func NewPermFsAs(base afero.Fs, uid, gid int) afero.Fs {
 var (
 	_ afero.Fs        = (*PermFs)(nil)
 	_ afero.Symlinker = (*PermFs)(nil)
+	_ NoReplaceLinker = (*PermFs)(nil)
 )
 
 // Name implements afero.Fs.
@@ -133,7 +136,20 @@ func (p *PermFs) SymlinkIfPossible(oldname, newname string) error {
 	if !ok {
 		return linkErr(afero.ErrNoSymlink)
 	}
-	return l.SymlinkIfPossible(oldname, newname)
+	if err := l.SymlinkIfPossible(oldname, newname); err != nil {
+		return err
+	}
+	p.own(target)
+	return nil
+}
+
+// own gives an entry the emulated user just created to that user, as the
+// kernel would: later permission checks then see the owner's triad. It
+// needs root (the only case PermFs is used in) and is best effort.
+func (p *PermFs) own(path string) {
+	if os.Geteuid() == 0 {
+		_ = os.Lchown(path, p.uid, p.gid)
+	}
 }
 
 // Open implements afero.Fs.
@@ -165,9 +181,11 @@ func (p *PermFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, 
 		want |= mayWrite
 	}
 	fi, err := Lstat(p.base, target)
+	created := false
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if flag&os.O_CREATE != 0 {
+			created = true
 			if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
 				return nil, p.fail("open", name, err)
 			}
@@ -186,6 +204,9 @@ func (p *PermFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, 
 	if err != nil {
 		return nil, err
 	}
+	if created {
+		p.own(target)
+	}
 	return &permFile{File: f, fs: p, resolved: target}, nil
 }
 
@@ -201,7 +222,11 @@ func (p *PermFs) Mkdir(name string, perm fs.FileMode) error {
 	if err := p.need(filepath.Dir(target), mayWrite|mayExec); err != nil {
 		return p.fail("mkdir", name, err)
 	}
-	return p.base.Mkdir(name, perm)
+	if err := p.base.Mkdir(name, perm); err != nil {
+		return err
+	}
+	p.own(target)
+	return nil
 }
 
 // MkdirAll implements afero.Fs, creating each missing directory through
@@ -300,6 +325,25 @@ func (p *PermFs) Rename(oldname, newname string) error {
 		return linkErr(syscall.EACCES)
 	}
 	return p.base.Rename(oldname, newname)
+}
+
+// LinkNoReplace implements NoReplaceLinker: like link(2), it needs w+x on
+// the directory newname is created in (and resolution of both names).
+func (p *PermFs) LinkNoReplace(oldname, newname string) error {
+	linkErr := func(err error) error {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errnoOf(err)}
+	}
+	if _, err := p.resolve("link", oldname, false); err != nil {
+		return linkErr(err)
+	}
+	dst, err := p.resolve("link", newname, false)
+	if err != nil {
+		return linkErr(err)
+	}
+	if err := p.need(filepath.Dir(dst), mayWrite|mayExec); err != nil {
+		return linkErr(err)
+	}
+	return LinkNoReplace(p.base, oldname, newname)
 }
 
 // Chmod implements afero.Fs.

@@ -1,12 +1,14 @@
 // Package reference is forge-conform's reference implementation of the
 // Forge tools behind the Forge Conformance Protocol (spec/PROTOCOL.md): a
-// tool registry with list_directory and Codex's list_dir, and a Handle
-// method that answers every FCP/1 op.
+// tool registry with list_directory, Codex's list_dir, read_file,
+// write_file and apply_patch, and a Handle method that answers every FCP/1
+// op.
 //
 // The same Reference serves two callers: package fcpserver wraps it into a
-// JSON Lines process (`forge-conform ref`), and the suite's in-process
-// runner calls Handle or HandleFS directly, injecting a fault-emulating
-// filesystem per case.
+// JSON Lines process (`forge-conform ref`), one conversation for the whole
+// process, and the suite's in-process runner calls HandleIn directly with
+// a conversation of its own per case, injecting a fault-emulating
+// filesystem where the case asks for one.
 package reference
 
 import (
@@ -21,10 +23,14 @@ import (
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
+	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
 	"github.com/forge-conform/forge-conform/impl/tools/codexlistdir"
 	"github.com/forge-conform/forge-conform/impl/tools/listdir"
+	"github.com/forge-conform/forge-conform/impl/tools/readfile"
+	"github.com/forge-conform/forge-conform/impl/tools/writefile"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -50,16 +56,26 @@ type Options struct {
 	ListDirDefects listdir.Defects
 }
 
-// Reference answers FCP/1 requests. It keeps no state between calls yet
-// (reset is a no-op), so it is safe for concurrent use.
+// Reference answers FCP/1 requests. It owns one conversation (the read
+// cache apply_patch checks, FR-TOOL-PATCH-02c), which Handle and HandleFS
+// use and reset clears: the conversation of an FCP/1 process. HandleIn
+// takes the conversation from its caller instead. A Reference is safe for
+// concurrent use; concurrent Handle calls share its conversation.
 type Reference struct {
-	reg *tool.Registry
-	fs  afero.Fs
+	reg   *tool.Registry
+	fs    afero.Fs
+	state *session.State
 }
 
-// New builds the reference with its registry.
+// New builds the reference with its registry and an empty conversation.
 func New(opts Options) (*Reference, error) {
-	reg, err := tool.NewRegistry(listdir.Tool{Defects: opts.ListDirDefects}, codexlistdir.Tool{})
+	reg, err := tool.NewRegistry(
+		listdir.Tool{Defects: opts.ListDirDefects},
+		codexlistdir.Tool{},
+		readfile.Tool{},
+		writefile.Tool{},
+		applypatch.Tool{},
+	)
 	if err != nil {
 		return nil, fmt.Errorf("reference: building the tool registry: %w", err)
 	}
@@ -67,7 +83,7 @@ func New(opts Options) (*Reference, error) {
 	if fs == nil {
 		fs = fsys.OS()
 	}
-	return &Reference{reg: reg, fs: fs}, nil
+	return &Reference{reg: reg, fs: fs, state: session.New()}, nil
 }
 
 // Registry returns the tool registry.
@@ -83,27 +99,44 @@ func (r *Reference) Hello() fcp.Response {
 	}
 }
 
-// Handle answers one request with the reference's filesystem.
+// Handle answers one request with the reference's filesystem, in the
+// reference's own conversation.
 func (r *Reference) Handle(ctx context.Context, req fcp.Request) fcp.Response {
-	return r.HandleFS(ctx, req, r.fs)
+	return r.HandleIn(ctx, req, r.fs, r.state)
 }
 
-// HandleFS answers one request; a call uses fs instead of the reference's
-// filesystem (nil means the reference's), so that a runner can inject faults
-// per case. The response carries req.Seq.
+// HandleFS answers one request in the reference's own conversation; a call
+// uses fs instead of the reference's filesystem (nil means the
+// reference's), so that a runner can inject faults per case.
 func (r *Reference) HandleFS(ctx context.Context, req fcp.Request, fs afero.Fs) fcp.Response {
+	return r.HandleIn(ctx, req, fs, r.state)
+}
+
+// HandleIn answers one request in the conversation st, with fs as the
+// filesystem (nil means the reference's; a nil st means the reference's own
+// conversation). A caller that runs independent conversations (the
+// in-process runner: one per case) passes a session.New() of its own to
+// every request of one conversation; reset clears st. The response carries
+// req.Seq.
+func (r *Reference) HandleIn(ctx context.Context, req fcp.Request, fs afero.Fs, st *session.State) fcp.Response {
 	if fs == nil {
 		fs = r.fs
+	}
+	if st == nil {
+		st = r.state
 	}
 	var resp fcp.Response
 	switch req.Op {
 	case fcp.OpHello:
 		resp = r.Hello()
 	case fcp.OpCall:
-		resp = r.call(ctx, req, fs)
+		resp = r.call(ctx, req, fs, st)
 	case fcp.OpDefinitions:
 		resp = fcp.Response{OK: fcp.Bool(true), Definitions: r.reg.Definitions()}
-	case fcp.OpReset, fcp.OpBye:
+	case fcp.OpReset:
+		st.Reset()
+		resp = fcp.Response{OK: fcp.Bool(true)}
+	case fcp.OpBye:
 		resp = fcp.Response{OK: fcp.Bool(true)}
 	default:
 		resp = Failure(toolerr.New(toolerr.BadArgs, "unknown op %q; this implementation answers %s",
@@ -115,8 +148,8 @@ func (r *Reference) HandleFS(ctx context.Context, req fcp.Request, fs afero.Fs) 
 
 // call runs one tool call: look up and validate (so that UnknownTool and
 // BadArgs come before any configuration problem), build a fresh tool.Ctx
-// from ctx and config (FR-REG-04a), execute.
-func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs) fcp.Response {
+// from ctx and config (FR-REG-04a) in conversation st, execute.
+func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs, st *session.State) fcp.Response {
 	if req.Call == nil {
 		return Failure(toolerr.New(toolerr.BadArgs,
 			`call request has no "call" object; send "call":{"id":..,"name":..,"args":{..}}`))
@@ -125,7 +158,7 @@ func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs) fcp.
 	if err := r.reg.Validate(name, args); err != nil {
 		return Failure(err)
 	}
-	c, err := NewCtx(req, fs)
+	c, err := NewCtx(req, fs, st)
 	if err != nil {
 		return Failure(err)
 	}
@@ -138,10 +171,12 @@ func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs) fcp.
 
 // NewCtx builds the per-call context of a call request: its configuration
 // ([tools.sandbox] decoded over sandbox.DefaultConfig()), the sandbox, the
-// working directory, and the output budget with FCP/1's defaults. Errors
-// are *toolerr.Error: BadArgs for a missing or relative ctx.working_dir,
-// ExecutionFailed naming the configuration problem otherwise.
-func NewCtx(req fcp.Request, fs afero.Fs) (*tool.Ctx, error) {
+// working directory, the output budget with FCP/1's defaults, and the
+// conversation st the call belongs to (nil: a conversation that has read
+// nothing). Errors are *toolerr.Error: BadArgs for a missing or relative
+// ctx.working_dir, ExecutionFailed naming the configuration problem
+// otherwise.
+func NewCtx(req fcp.Request, fs afero.Fs, st *session.State) (*tool.Ctx, error) {
 	if req.Ctx == nil || !filepath.IsAbs(req.Ctx.WorkingDir) {
 		wd := ""
 		if req.Ctx != nil {
@@ -176,6 +211,7 @@ func NewCtx(req fcp.Request, fs afero.Fs) (*tool.Ctx, error) {
 		AllowTruncation:        true,
 		ToolCallID:             id,
 		Config:                 conf,
+		Session:                st,
 	}, nil
 }
 

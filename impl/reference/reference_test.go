@@ -36,6 +36,11 @@ func root(t *testing.T) string {
 	return dir
 }
 
+// allTools are the reference's tools, sorted by name.
+func allTools() []string {
+	return []string{"apply_patch", "list_dir", "list_directory", "read_file", "write_file"}
+}
+
 func newRef(t *testing.T) *reference.Reference {
 	t.Helper()
 	r, err := reference.New(reference.Options{})
@@ -77,7 +82,7 @@ func TestHelloAndDefinitions(t *testing.T) {
 	h := r.Hello()
 	check(t, v, fcp.OpHello, h)
 	if h.Implementation.Name != reference.Name || h.FCP != 1 ||
-		!slices.Equal(h.Tools, []string{"list_dir", "list_directory"}) || !slices.Contains(h.Ops, fcp.OpDefinitions) {
+		!slices.Equal(h.Tools, allTools()) || !slices.Contains(h.Ops, fcp.OpDefinitions) {
 		t.Errorf("hello = %+v", h)
 	}
 	resp := r.Handle(context.Background(), fcp.Request{FCP: 1, Seq: 4, Op: fcp.OpHello})
@@ -87,9 +92,20 @@ func TestHelloAndDefinitions(t *testing.T) {
 
 	resp = r.Handle(context.Background(), fcp.Request{FCP: 1, Seq: 5, Op: fcp.OpDefinitions})
 	check(t, v, fcp.OpDefinitions, resp)
-	if resp.Seq != 5 || len(resp.Definitions) != 2 || resp.Definitions[0].Name != "list_dir" ||
-		resp.Definitions[1].Name != "list_directory" || resp.Definitions[1].RiskLevel != "Low" {
-		t.Errorf("definitions = %+v", resp)
+	var names []string
+	risk := map[string]string{}
+	for _, d := range resp.Definitions {
+		names = append(names, d.Name)
+		risk[d.Name] = d.RiskLevel
+	}
+	if resp.Seq != 5 || !slices.Equal(names, allTools()) {
+		t.Errorf("definitions name %q, want %q sorted", names, allTools())
+	}
+	want := map[string]string{"apply_patch": "Medium", "list_dir": "Low", "list_directory": "Low", "read_file": "Low", "write_file": "Medium"}
+	for name, level := range want {
+		if risk[name] != level {
+			t.Errorf("%s risk level = %q, want %q", name, risk[name], level)
+		}
 	}
 }
 
@@ -115,8 +131,8 @@ func TestHandle(t *testing.T) {
 			[]string{`"ok":true`, `.hidden`}},
 		{"list_dir", callReq(6, "list_dir", `{"dir_path":"`+dir+`"}`, dir, ""),
 			[]string{`"ok":true`, `"content":"Absolute path: ` + dir, `"allow_truncation":true`}},
-		{"unknown tool", callReq(7, "read_file", `{}`, dir, ""),
-			[]string{`"kind":"UnknownTool"`, `"tool":"read_file"`}},
+		{"unknown tool", callReq(7, "run_command", `{}`, dir, ""),
+			[]string{`"kind":"UnknownTool"`, `"tool":"run_command"`}},
 		{"schema-invalid args", callReq(8, "list_directory", `{"path":1}`, dir, ""),
 			[]string{`"kind":"BadArgs"`, `at /path`}},
 		{"args not an object", callReq(9, "list_directory", `[]`, dir, ""),

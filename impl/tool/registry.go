@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -160,10 +161,19 @@ func jsonType(v any) string {
 }
 
 // Call runs one tool call the way the executor does: look the tool up,
-// validate args, then Execute. Any error is a *toolerr.Error: a tool
-// returning another error type is wrapped as ExecutionFailed, and a panic
-// inside Execute is recovered as ExecutionFailed "Tool panicked: ..."
-// (FR-EXE-04b).
+// validate args, then Execute under the call's time limit (FR-EXE-03): the
+// tool's own Timeout(c.Config) when it implements Timeouter, else
+// [tools.timeouts] default_seconds (ctx.default_timeout, default 30 s).
+//
+// Any error is a *toolerr.Error: a tool returning another error type is
+// wrapped as ExecutionFailed, and a panic inside Execute is recovered as
+// ExecutionFailed "Tool panicked: ..." (FR-EXE-04b). A call whose limit
+// passes before it fails is Timeout ("<tool> timed out after Xs"); a call
+// whose ctx is cancelled (or ends) before it fails is Cancelled (FR-EXE-04),
+// and a ctx already done runs nothing. Tools observe the limit through the
+// ctx given to Execute. As with a Rust future under tokio's timeout, a call
+// that completes successfully keeps its result even if it finished late:
+// its effects happened.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, c *Ctx) (string, error) {
 	e, ok := r.tools[name]
 	if !ok {
@@ -172,7 +182,28 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err := e.validate(name, args); err != nil {
 		return "", err
 	}
-	out, err := execute(ctx, e.tool, args, c)
+	if ctx.Err() != nil {
+		return "", cancelled()
+	}
+	var cfg config.Config
+	if c != nil {
+		cfg = c.Config
+	}
+	limit := DefaultTimeout(cfg)
+	if t, ok := e.tool.(Timeouter); ok {
+		limit = t.Timeout(cfg)
+	}
+	errTimedOut := &toolerr.Error{Kind: toolerr.Timeout, Tool: name,
+		Message: fmt.Sprintf("%s timed out after %s", name, formatSeconds(limit))}
+	callCtx, cancel := context.WithTimeoutCause(ctx, limit, errTimedOut)
+	defer cancel()
+	out, err := execute(callCtx, e.tool, args, c)
+	if err != nil && callCtx.Err() != nil {
+		if context.Cause(callCtx) == error(errTimedOut) {
+			return "", errTimedOut
+		}
+		return "", cancelled()
+	}
 	if err != nil {
 		var te *toolerr.Error
 		if errors.As(err, &te) {
@@ -181,6 +212,12 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		return "", &toolerr.Error{Kind: toolerr.ExecutionFailed, Tool: name, Message: err.Error()}
 	}
 	return out, nil
+}
+
+// cancelled is the result of a call the caller cancelled (FR-EXE-04).
+// The variant has no fields, so the tool is not named.
+func cancelled() *toolerr.Error {
+	return &toolerr.Error{Kind: toolerr.Cancelled, Message: "Cancelled by user"}
 }
 
 func execute(ctx context.Context, t Tool, args json.RawMessage, c *Ctx) (out string, err error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/session"
 )
 
 // RiskLevel is the approval UX's risk level (FR-APR-03).
@@ -56,6 +57,8 @@ type Ctx struct {
 	AllowTruncation bool
 	ToolCallID      string
 	Config          config.Config
+	// Session is the conversation the call belongs to (read cache).
+	Session *session.State
 }
 
 // EffectiveMax is min(max_output_bytes, available_capacity_bytes).

@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/forge-conform/forge-conform/conformance/check"
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/spec/fcp"
+)
+
+// freshLayout materializes a private copy of fx for a case that changes
+// its fixture; cleanup removes it.
+func (r *Runner) freshLayout(fx *fixture.Fixture) (fixture.Layout, func(), error) {
+	n := atomic.AddInt64(&r.fresh, 1)
+	dir := filepath.Join(r.base, fmt.Sprintf("%s.%d", fx.Name, n))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fixture.Layout{}, nil, err
+	}
+	cleanup := func() { _ = fixture.RemoveAll(dir) }
+	l, err := fx.Materialize(dir, fixture.Options{Chown: r.chown})
+	return l, cleanup, err
+}
+
+// before runs before-step i of c. It returns a message (and stderr) when the
+// step failed, which errors the case: the step is setup, not the subject.
+func (r *Runner) before(c *corpus.Case, i int, st corpus.Step, l fixture.Layout,
+	exchange func(fcp.Request) (fcp.Response, int64, string, error)) (string, string) {
+	where := fmt.Sprintf("before[%d]", i)
+	disk := func(p string) (string, error) {
+		clean := filepath.Clean(filepath.FromSlash(p))
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s: path %q must be relative to the root and stay inside it", where, p)
+		}
+		return filepath.Join(l.Root, clean), nil
+	}
+	switch {
+	case st.Call != nil:
+		args := expand(st.Call.Args, l)
+		req := fcp.Request{FCP: fcp.Version, Op: fcp.OpCall, Case: c.FullName(),
+			Call: &fcp.Call{ID: fmt.Sprintf("%s_%d", strings.ReplaceAll(c.Name, "-", "_"), i), Name: st.Call.Tool, Args: args},
+			Ctx:  &fcp.Ctx{WorkingDir: l.Root}, Config: expand(c.Config, l)}
+		resp, _, stderr, err := exchange(req)
+		if err != nil {
+			return fmt.Sprintf("%s %s: %v", where, st.Call.Tool, err), stderr
+		}
+		ok := resp.OK != nil && *resp.OK
+		switch {
+		case st.ExpectError == "" && !ok:
+			return fmt.Sprintf("%s %s failed (%s): the case's setup must succeed", where, st.Call.Tool, errText(resp)), ""
+		case st.ExpectError != "" && (ok || resp.Error == nil || resp.Error.Kind != st.ExpectError):
+			return fmt.Sprintf("%s %s: want error %s, got %s", where, st.Call.Tool, st.ExpectError, errText(resp)), ""
+		}
+	case st.Write != nil:
+		p, err := disk(st.Write.Path)
+		if err == nil {
+			err = os.WriteFile(p, []byte(st.Write.Content), 0o644)
+		}
+		if err == nil {
+			err = r.own(p)
+		}
+		if err != nil {
+			return fmt.Sprintf("%s write: %v", where, err), ""
+		}
+	case st.Remove != "":
+		p, err := disk(st.Remove)
+		if err == nil {
+			err = os.Remove(p)
+		}
+		if err != nil {
+			return fmt.Sprintf("%s remove: %v", where, err), ""
+		}
+	case st.Symlink != nil:
+		p, err := disk(st.Symlink.Path)
+		if err == nil {
+			if err = os.Remove(p); errorsIsNotExist(err) {
+				err = nil
+			}
+		}
+		if err == nil {
+			target := strings.NewReplacer("$ROOT", l.Root, "$OUTSIDE", l.Outside).Replace(st.Symlink.Target)
+			err = os.Symlink(target, p)
+		}
+		if err == nil {
+			err = r.own(p)
+		}
+		if err != nil {
+			return fmt.Sprintf("%s symlink: %v", where, err), ""
+		}
+	}
+	return "", ""
+}
+
+// own gives a path the runner created to the implementation's user.
+func (r *Runner) own(p string) error {
+	if r.chown == nil {
+		return nil
+	}
+	return os.Lchown(p, r.chown.UID, r.chown.GID)
+}
+
+func errText(r fcp.Response) string {
+	switch {
+	case r.Error != nil:
+		return r.Error.Kind + ": " + r.Error.Message
+	case r.OK != nil && *r.OK:
+		return "success"
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func errorsIsNotExist(err error) bool { return err != nil && os.IsNotExist(err) }
+
+// snapshot records every entry under base (the fixture's root and outside
+// dirs) with its type, permission bits, and content or link target.
+func snapshot(base string) (check.Snapshot, error) {
+	snap := check.Snapshot{}
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, p)
+		if rel == "." {
+			return nil
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		n := check.Node{Mode: fmt.Sprintf("%04o", info.Mode().Perm())}
+		switch m := info.Mode(); {
+		case m.IsRegular():
+			n.Type = "file"
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			n.Content = string(b)
+		case m.IsDir():
+			n.Type = "dir"
+		case m&fs.ModeSymlink != 0:
+			n.Type = "symlink"
+			if n.Target, err = os.Readlink(p); err != nil {
+				return err
+			}
+		default:
+			n.Type = "other"
+		}
+		snap[filepath.ToSlash(rel)] = n
+		return nil
+	})
+	return snap, err
+}

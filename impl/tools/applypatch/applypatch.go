@@ -1,0 +1,251 @@
+// Package applypatch is the reference implementation of Forge's built-in
+// apply_patch tool (TOOL_EXECUTOR_SRD.md §3.6.9, FR-TOOL-PATCH-01/02), read
+// as recorded in spec/INTERPRETATIONS.md (I-AP-01..06). Patches are LP1
+// (LP1.md), parsed and applied by package lp1.
+//
+// A call, in order:
+//
+//  1. parses the patch (PatchFailed with an empty file and "line N: ..."
+//     when it does not parse, I-AP-04);
+//  2. validates every distinct path with the sandbox (SandboxViolation);
+//  3. checks every file: an existing entry must be a regular file
+//     (PatchFailed) that this conversation has read with read_file and
+//     that still has the SHA-256 recorded then (StaleFile,
+//     FR-TOOL-PATCH-02a/b/d); a missing file may only be created;
+//  4. stages every edit in memory: decode, apply the file's sections in
+//     patch order (I-AP-03), encode (PatchFailed naming the file and the
+//     patch line);
+//  5. commits (I-AP-06): every changed file is written to a temp file in
+//     its own directory and synced, then all temp files are renamed into
+//     place; if anything fails, files already replaced are restored from
+//     their staged originals and every temp file is removed, so a failed
+//     call leaves every file byte-identical (FR-TOOL-PATCH-01a);
+//  6. records the new SHA-256 of every written file in the read cache
+//     (I-AP-05) and reports "created: <path>" / "modified: <path>" per
+//     changed file, or "No changes applied." (I-AP-02).
+//
+// Nothing is written before steps 1-4 have succeeded for every file.
+//
+// File creation policy (LP1's backend policy, I-AP-01): a file that does
+// not exist can be created only by a patch whose first operation on it is
+// T (append) or B (prepend); it needs no prior read, gets mode 0644, and
+// its directory must exist (directories are never created). Any other
+// operation on a missing file fails with PatchFailed "file not found".
+// The file is created even when the block is empty. A new file is linked
+// into place with an operation that fails if the name exists, so a racing
+// creator is never overwritten. Files are never deleted.
+//
+// A patched file keeps its permission bits (and, where the process may set
+// them, its owner); all filesystem access goes through the call's afero.Fs,
+// with no-follow opens for reads and temp files (FR-VAL-06).
+package applypatch
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/lp1"
+	"github.com/forge-conform/forge-conform/impl/tool"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
+)
+
+// Name is the tool's name.
+const Name = "apply_patch"
+
+// Description is the tool's description.
+const Description = "Apply an LP1 patch to files"
+
+// DefaultMaxPatchBytes is CFG-PATCH-01's built-in max_patch_bytes.
+const DefaultMaxPatchBytes = 524288
+
+//go:embed schema.json
+var schema []byte
+
+// Tool is the apply_patch executor.
+type Tool struct{}
+
+var (
+	_ tool.Tool      = Tool{}
+	_ tool.Timeouter = Tool{}
+)
+
+// Name implements tool.Tool.
+func (Tool) Name() string { return Name }
+
+// Description implements tool.Tool.
+func (Tool) Description() string { return Description }
+
+// Schema implements tool.Tool: one required string "patch", nothing else.
+func (Tool) Schema() json.RawMessage { return slices.Clone(schema) }
+
+// SideEffecting implements tool.Tool: the tool writes files.
+func (Tool) SideEffecting() bool { return true }
+
+// RequiresApproval implements tool.Tool. It is false: the approval policy
+// prompts for side-effecting tools unless they are allowlisted.
+func (Tool) RequiresApproval() bool { return false }
+
+// RiskLevel implements tool.Tool (FR-APR-06: apply_patch is Medium).
+func (Tool) RiskLevel() tool.RiskLevel { return tool.Medium }
+
+// Timeout implements tool.Timeouter: [tools.timeouts]
+// file_operations_seconds (default 30 s, CFG-TMO-01a).
+func (Tool) Timeout(cfg config.Config) time.Duration { return tool.FileOperationsTimeout(cfg) }
+
+// ApprovalSummary is "Apply patch to <n> file(s): <file1>, <file2>" with
+// the distinct paths as written, in order of first appearance, secrets
+// redacted and cut to 200 characters (FR-APR-01, FR-APR-06). It parses the
+// patch exactly as Execute does and touches no file (FR-REG-01a); a patch
+// that does not parse is BadArgs, so the call is pre-resolved without a
+// prompt.
+func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	text, err := prepare(raw, c)
+	if err != nil {
+		return "", err
+	}
+	p, err := lp1.Parse(text)
+	if err != nil {
+		return "", toolerr.New(toolerr.BadArgs, "the patch is not valid LP1: %v; fix the patch (see LP1.md)", err)
+	}
+	paths := distinctPaths(p)
+	s := fmt.Sprintf("Apply patch to %d file(s)", len(paths))
+	if len(paths) > 0 {
+		s += ": " + strings.Join(paths, ", ")
+	}
+	return tool.Summarize(s), nil
+}
+
+// Config mirrors the [tools.apply_patch] table (CFG-PATCH-01).
+type Config struct {
+	MaxPatchBytes int64 `json:"max_patch_bytes"`
+}
+
+// DefaultConfig returns CFG-PATCH-01's built-in values.
+func DefaultConfig() Config { return Config{MaxPatchBytes: DefaultMaxPatchBytes} }
+
+// loadConfig decodes [tools.apply_patch] over the defaults.
+func loadConfig(c config.Config) (Config, error) {
+	cfg := DefaultConfig()
+	if err := c.Table(Name, &cfg); err != nil {
+		return cfg, toolerr.Failed(Name, "invalid configuration: %v; fix the [tools.apply_patch] table", err)
+	}
+	if cfg.MaxPatchBytes < 1 {
+		return cfg, toolerr.Failed(Name, "invalid configuration: [tools.apply_patch] max_patch_bytes is %d; set it to 1 or more", cfg.MaxPatchBytes)
+	}
+	return cfg, nil
+}
+
+// prepare is the shared, I/O-free front of a call: configuration, typed
+// parsing (FR-REG-02) and the size limit. It returns the patch text.
+func prepare(raw json.RawMessage, c config.Config) (string, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return "", err
+	}
+	text, err := parseArgs(raw)
+	if err != nil {
+		return "", err
+	}
+	if int64(len(text)) > cfg.MaxPatchBytes {
+		return "", toolerr.New(toolerr.BadArgs,
+			"the patch is %d bytes, over the limit of %d bytes ([tools.apply_patch] max_patch_bytes); split it into smaller patches",
+			len(text), cfg.MaxPatchBytes)
+	}
+	return text, nil
+}
+
+// parseArgs is the single parse boundary: the "patch" string. Keys match
+// exactly; the schema already refused any other key.
+func parseArgs(raw json.RawMessage) (string, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return "", toolerr.New(toolerr.BadArgs, `arguments must be a JSON object such as {"patch":"LP1\nF a.txt\n...\nEND\n"}`)
+	}
+	v, ok := fields["patch"]
+	if !ok {
+		return "", toolerr.New(toolerr.BadArgs, `missing required argument "patch"; send the LP1 patch as a string`)
+	}
+	var text string
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) || json.Unmarshal(v, &text) != nil {
+		return "", toolerr.New(toolerr.BadArgs, `"patch" must be a string holding an LP1 patch`)
+	}
+	return text, nil
+}
+
+// distinctPaths returns the section paths as written, each once, in order
+// of first appearance.
+func distinctPaths(p *lp1.Patch) []string {
+	var out []string
+	for _, s := range p.Sections {
+		if !slices.Contains(out, s.Path) {
+			out = append(out, s.Path)
+		}
+	}
+	return out
+}
+
+// Execute applies the patch; see the package documentation for the steps.
+// Failures are *toolerr.Error values: Timeout or Cancelled when the ctx
+// ends before anything is renamed into place (once renaming starts, the
+// call finishes, so that it stays all-or-nothing).
+func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	text, err := prepare(raw, c.Config)
+	if err != nil {
+		return "", err
+	}
+	p, err := lp1.Parse(text)
+	if err != nil {
+		return "", &toolerr.Error{Kind: toolerr.PatchFailed, Message: err.Error()}
+	}
+	if c.Sandbox == nil {
+		return "", toolerr.Failed(Name, "no sandbox configured; the caller must build one from [tools.sandbox]")
+	}
+	files, err := resolveFiles(p, c)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		if err := check(f, c); err != nil {
+			return "", err
+		}
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return "", ctxError(err)
+		}
+		if err := stage(f); err != nil {
+			return "", err
+		}
+	}
+	var changed []*file
+	for _, f := range files {
+		if !f.exists || !bytes.Equal(f.orig, f.next) {
+			changed = append(changed, f)
+		}
+	}
+	if len(changed) == 0 {
+		return "No changes applied.", nil
+	}
+	if err := commit(ctx, c.FS, changed); err != nil {
+		return "", err
+	}
+	lines := make([]string, len(changed))
+	for i, f := range changed {
+		if c.Session != nil {
+			c.Session.RecordRead(f.cacheEntry(time.Now()))
+		}
+		verb := "modified"
+		if !f.exists {
+			verb = "created"
+		}
+		lines[i] = verb + ": " + f.path
+	}
+	return strings.Join(lines, "\n"), nil
+}
