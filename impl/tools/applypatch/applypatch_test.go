@@ -16,6 +16,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -77,16 +78,8 @@ func TestApprovalSummary(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tools := tc.tools
-			if tools == "" {
-				tools = "{}"
-			}
-			cfg, err := config.Parse(json.RawMessage(`{"tools":` + tools + `}`))
-			if err != nil {
-				t.Fatal(err)
-			}
 			args, _ := json.Marshal(map[string]string{"patch": tc.patch})
-			got, err := Tool{}.ApprovalSummary(args, cfg)
+			got, err := Tool{}.ApprovalSummary(args, tooltest.Config(t, tc.tools))
 			if tc.wantKind != "" {
 				te, ok := err.(*toolerr.Error)
 				if !ok || te.Kind != tc.wantKind {
@@ -222,7 +215,7 @@ func TestExecute(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, fixture())
+			root := workspace.Build(t, fixture()...)
 			before := snapshot(t, root)
 			out, te, _ := run(t, root, tc.call)
 			noTemps(t, root)
@@ -261,7 +254,7 @@ func TestExecute(t *testing.T) {
 }
 
 func TestModes(t *testing.T) {
-	root := buildTree(t, fixture())
+	root := workspace.Build(t, fixture()...)
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
 	_, te, _ := run(t, root, call{patch: patch("F script.sh", "T", "exit 0", ".", "F new.txt", "T", "x", "."), read: []string{"script.sh"}})
@@ -280,7 +273,7 @@ func TestModes(t *testing.T) {
 }
 
 func TestStaleContent(t *testing.T) {
-	root := buildTree(t, fixture())
+	root := workspace.Build(t, fixture()...)
 	before := snapshot(t, root)
 	before["ws/a.txt"] = entry{mode: 0o644, data: "changed\n"}
 	// Mark a.txt read, then change it behind the conversation's back.
@@ -312,7 +305,7 @@ func TestSecondFileRejectedFirstUntouched(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, fixture())
+			root := workspace.Build(t, fixture()...)
 			before := snapshot(t, root)
 			_, te, _ := run(t, root, call{patch: tc.patch, read: tc.read})
 			if te == nil || te.Kind != tc.kind {
@@ -350,7 +343,7 @@ func TestAtomicity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, fixture())
+			root := workspace.Build(t, fixture()...)
 			before := snapshot(t, root)
 			out, te, st := run(t, root, call{patch: tc.patch, read: read, faults: tc.faults})
 			if te == nil {
@@ -376,7 +369,7 @@ func TestAtomicity(t *testing.T) {
 // TestCacheUpdated is I-AP-05: the patched content can be patched again
 // without a new read; an edit made outside the conversation is caught.
 func TestCacheUpdated(t *testing.T) {
-	root := buildTree(t, fixture())
+	root := workspace.Build(t, fixture()...)
 	_, te, st := run(t, root, call{patch: patch("F a.txt", "E", "one", ".", "F new.txt", "T", "n", "."), read: []string{"a.txt"}})
 	if te != nil {
 		t.Fatal(te)
@@ -387,7 +380,7 @@ func TestCacheUpdated(t *testing.T) {
 		}
 	}
 	args, _ := json.Marshal(map[string]string{"patch": patch("F a.txt", "E", "two", ".", "F new.txt", "T", "m", ".")})
-	sb := mustSandbox(t, root)
+	sb := tooltest.Sandbox(t, root)
 	tc := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root, Session: st}
 	out, err := Tool{}.Execute(context.Background(), args, tc)
 	if err != nil || out != "modified: a.txt\nmodified: new.txt" {
@@ -427,7 +420,7 @@ func (r racingFs) LinkNoReplace(oldname, newname string) error {
 }
 
 func TestRacingCreatorNotOverwritten(t *testing.T) {
-	root := buildTree(t, fixture())
+	root := workspace.Build(t, fixture()...)
 	_, te, _ := run(t, root, call{patch: patch("F a.txt", "T", "A", ".", "F new.txt", "T", "mine", "."), read: []string{"a.txt"},
 		fs: func(afs afero.Fs) afero.Fs { return racingFs{Fs: afs, content: "theirs\n"} }})
 	if te == nil || te.Kind != toolerr.PatchFailed || te.File != "new.txt" || !strings.Contains(te.Message, "created by someone else") {
@@ -443,7 +436,7 @@ func TestRacingCreatorNotOverwritten(t *testing.T) {
 }
 
 func TestStaleTempNameSkipped(t *testing.T) {
-	root := buildTree(t, append(fixture(), regular(".a.txt.apply_patch.tmp", "old temp")))
+	root := workspace.Build(t, append(fixture(), tooltest.File(".a.txt.apply_patch.tmp", "old temp"))...)
 	out, te, _ := run(t, root, call{patch: patch("F a.txt", "N -"), read: []string{"a.txt"}})
 	if te != nil || out != "modified: a.txt" {
 		t.Fatalf("= %q, %+v", out, te)
@@ -471,7 +464,7 @@ func TestCancelledBeforeWriting(t *testing.T) {
 		}, toolerr.Timeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, fixture())
+			root := workspace.Build(t, fixture()...)
 			before := snapshot(t, root)
 			_, te, _ := run(t, root, call{patch: patch("F a.txt", "N -"), read: []string{"a.txt"}, ctx: tc.ctx()})
 			if te == nil || te.Kind != tc.kind {
@@ -486,7 +479,7 @@ func TestCancelledBeforeWriting(t *testing.T) {
 // directory without write permission stops the temp file, and nothing
 // changes.
 func TestPermissionDenied(t *testing.T) {
-	root := buildTree(t, append(fixture(), dir("ro"), regular("ro/f.txt", "f\n")))
+	root := workspace.Build(t, append(fixture(), tooltest.Dir("ro"), tooltest.File("ro/f.txt", "f\n"))...)
 	ro := filepath.Join(root, "ro")
 	if err := os.Chmod(ro, 0o555); err != nil {
 		t.Fatal(err)

@@ -14,84 +14,35 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/session"
-	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
 
-// node is one item of a test tree, relative to the workspace; a path
-// starting with "../" lands beside it. kind: 'f' file (default), 'd' dir,
-// 'l' symlink (data is the target).
-type node struct {
-	path string
-	kind byte
-	data string
-	mode fs.FileMode // files: 0 means 0644
-}
-
-func regular(p, data string) node { return node{path: p, kind: 'f', data: data} }
-func fileMode(p, data string, mode fs.FileMode) node {
-	return node{path: p, kind: 'f', data: data, mode: mode}
-}
-func dir(p string) node          { return node{path: p, kind: 'd'} }
-func link(p, target string) node { return node{path: p, kind: 'l', data: target} }
+// workspace builds test trees in "ws" below a fresh canonical directory;
+// a node path starting "../" lands beside the workspace.
+var workspace = tooltest.Options{Workspace: true}
 
 // fixture is the default tree of most tests.
-func fixture() []node {
-	return []node{
-		regular("a.txt", "one\ntwo\nthree\n"),
-		regular("b.txt", "alpha\nbeta\ngamma\n"),
-		regular("c.txt", "x\ny\nz\n"),
-		regular("crlf.txt", "one\r\ntwo\r\n"),
-		regular("nonl.txt", "first\nlast"),
-		regular("mixed.txt", "a\nb\r\nc\n"),
-		fileMode("script.sh", "#!/bin/sh\necho hi\n", 0o755),
-		dir("sub"),
-		regular("sub/deep.txt", "deep\n"),
-		link("link-a", "a.txt"),
-		link("dangling", "nowhere.txt"),
-		regular("secret.pem", "pem\n"),
-		dir("../outside"),
-		regular("../outside/o.txt", "outside\n"),
-		link("link-outside", "../outside/o.txt"),
+func fixture() []tooltest.Node {
+	return []tooltest.Node{
+		tooltest.File("a.txt", "one\ntwo\nthree\n"),
+		tooltest.File("b.txt", "alpha\nbeta\ngamma\n"),
+		tooltest.File("c.txt", "x\ny\nz\n"),
+		tooltest.File("crlf.txt", "one\r\ntwo\r\n"),
+		tooltest.File("nonl.txt", "first\nlast"),
+		tooltest.File("mixed.txt", "a\nb\r\nc\n"),
+		tooltest.FileWithMode("script.sh", "#!/bin/sh\necho hi\n", 0o755),
+		tooltest.Dir("sub"),
+		tooltest.File("sub/deep.txt", "deep\n"),
+		tooltest.Link("link-a", "a.txt"),
+		tooltest.Link("dangling", "nowhere.txt"),
+		tooltest.File("secret.pem", "pem\n"),
+		tooltest.Dir("../outside"),
+		tooltest.File("../outside/o.txt", "outside\n"),
+		tooltest.Link("link-outside", "../outside/o.txt"),
 	}
-}
-
-// buildTree creates nodes and returns the canonical workspace directory.
-func buildTree(tb testing.TB, nodes []node) string {
-	tb.Helper()
-	base, err := filepath.EvalSymlinks(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	root := filepath.Join(base, "ws")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	for _, n := range nodes {
-		p := filepath.Join(root, filepath.FromSlash(n.path))
-		switch n.kind {
-		case 'd':
-			err = os.Mkdir(p, 0o755)
-		case 'l':
-			err = os.Symlink(n.data, p)
-		default:
-			mode := n.mode
-			if mode == 0 {
-				mode = 0o644
-			}
-			if err = os.WriteFile(p, []byte(n.data), mode); err == nil {
-				err = os.Chmod(p, mode)
-			}
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return root
 }
 
 // entry is what snapshot records of one path.
@@ -202,28 +153,9 @@ type fault struct {
 // *toolerr.Error (nil on success) and the session used.
 func run(tb testing.TB, root string, c call) (string, *toolerr.Error, *session.State) {
 	tb.Helper()
-	var afs afero.Fs = afero.NewOsFs()
-	if len(c.faults) > 0 {
-		var fl []fsys.Fault
-		for _, f := range c.faults {
-			fl = append(fl, fsys.Fault{Op: f.op, Path: filepath.Join(root, f.path), Err: f.err})
-		}
-		afs = fsys.NewFaultFs(afs, fl)
-	}
-	if c.fs != nil {
-		afs = c.fs(afs)
-	}
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tools := c.config
-	if tools == "" {
-		tools = "{}"
-	}
-	cfg, err := config.Parse(json.RawMessage(`{"tools":` + tools + `}`))
-	if err != nil {
-		tb.Fatal(err)
+	var faults []fsys.Fault
+	for _, f := range c.faults {
+		faults = append(faults, fsys.Fault{Op: f.op, Path: filepath.Join(root, f.path), Err: f.err})
 	}
 	var st *session.State
 	if !c.noSess {
@@ -237,21 +169,12 @@ func run(tb testing.TB, root string, c call) (string, *toolerr.Error, *session.S
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx := c.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	tc := &tool.Ctx{FS: afs, Sandbox: sb, WorkingDir: root, MaxOutputBytes: 1 << 20,
-		AvailableCapacityBytes: 1 << 20, AllowTruncation: true, Config: cfg, Session: st}
-	out, err := Tool{}.Execute(ctx, args, tc)
+	out, _, err := tooltest.Run(tb, Tool{}, root, tooltest.Call{Args: string(args), Config: c.config,
+		Capacity: 1 << 20, Faults: faults, FS: c.fs, Session: st, Context: c.ctx})
 	if err == nil {
 		return out, nil, st
 	}
-	var te *toolerr.Error
-	if !errors.As(err, &te) {
-		tb.Fatalf("error %v (%T) is not a *toolerr.Error", err, err)
-	}
-	return out, te, st
+	return out, tooltest.AsError(tb, err), st
 }
 
 // patch builds an LP1 patch from its body lines.
@@ -270,13 +193,4 @@ func readFile(tb testing.TB, root, rel string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
-}
-
-func mustSandbox(tb testing.TB, root string) *sandbox.Sandbox {
-	tb.Helper()
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return sb
 }

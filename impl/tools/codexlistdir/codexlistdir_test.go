@@ -15,55 +15,25 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
 
-// node is one item of a test tree; paths use "/" and may hold any bytes.
-type node struct {
-	path string
-	kind byte   // 'f' file, 'd' dir, 'l' symlink, 'p' fifo
-	data string // symlink target
-}
-
-func buildTree(t *testing.T, nodes []node) string {
+// run calls the tool as c says on the tree at root, where "$R" in c.Args
+// stands for root.
+func run(t *testing.T, root string, c tooltest.Call) (string, error) {
 	t.Helper()
-	root := t.TempDir()
-	for _, n := range nodes {
-		p := filepath.Join(root, filepath.FromSlash(n.path))
-		var err error
-		switch n.kind {
-		case 'f':
-			err = os.WriteFile(p, nil, 0o644)
-		case 'd':
-			err = os.Mkdir(p, 0o755)
-		case 'l':
-			err = os.Symlink(n.data, p)
-		case 'p':
-			err = syscall.Mkfifo(p, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	c.Args = strings.ReplaceAll(c.Args, "$R", root)
+	c.Capacity = 1 << 20
+	out, _, err := tooltest.Run(t, Tool{}, root, c)
+	return out, err
 }
 
-// run calls the tool with args, where "$R" stands for root.
-func run(t *testing.T, afs afero.Fs, root, args string) (string, error) {
-	t.Helper()
-	raw := json.RawMessage(strings.ReplaceAll(args, "$R", root))
-	c := &tool.Ctx{FS: afs, MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 20, AllowTruncation: true}
-	return Tool{}.Execute(context.Background(), raw, c)
-}
-
+// wantErr checks that err is a *toolerr.Error of kind with exactly msg.
 func wantErr(t *testing.T, err error, kind toolerr.Kind, msg string) {
 	t.Helper()
-	var te *toolerr.Error
-	if !errors.As(err, &te) {
-		t.Fatalf("error %v (%T) is not a *toolerr.Error", err, err)
-	}
-	if te.Kind != kind || te.Message != msg {
+	if te := tooltest.AsError(t, err); te.Kind != kind || te.Message != msg {
 		t.Errorf("got %s %q, want %s %q", te.Kind, te.Message, kind, msg)
 	}
 }
@@ -100,11 +70,11 @@ func TestMetadata(t *testing.T) {
 }
 
 func TestListing(t *testing.T) {
-	root := buildTree(t, []node{
-		{path: "a", kind: 'd'}, {path: "a/x", kind: 'f'}, {path: "a/y", kind: 'd'}, {path: "a/y/z", kind: 'f'},
-		{path: "a-b", kind: 'f'}, {path: "a0", kind: 'f'}, {path: "ln", kind: 'l', data: "a"},
-		{path: "p", kind: 'p'}, {path: ".hidden", kind: 'f'}, {path: `a\b`, kind: 'f'}, {path: "e", kind: 'd'},
-	})
+	root := tooltest.Build(t,
+		tooltest.Dir("a"), tooltest.File("a/x", ""), tooltest.Dir("a/y"), tooltest.File("a/y/z", ""),
+		tooltest.File("a-b", ""), tooltest.File("a0", ""), tooltest.Link("ln", "a"),
+		tooltest.Fifo("p"), tooltest.File(".hidden", ""), tooltest.File(`a\b`, ""), tooltest.Dir("e"),
+	)
 	lines := func(l ...string) string { return strings.Join(append([]string{"Absolute path: " + root}, l...), "\n") }
 	tests := []struct {
 		name, args, want string
@@ -137,7 +107,7 @@ func TestListing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := run(t, afero.NewOsFs(), root, tc.args)
+			got, err := run(t, root, tooltest.Call{Args: tc.args})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,13 +121,13 @@ func TestListing(t *testing.T) {
 func TestLongNames(t *testing.T) {
 	long := strings.Repeat("\xff", 255)
 	dirA := strings.Repeat("a", 255)
-	root := buildTree(t, []node{
-		{path: long, kind: 'f'},
-		{path: dirA, kind: 'd'},
-		{path: dirA + "/" + strings.Repeat("b", 250) + "2", kind: 'f'},
-		{path: dirA + "/" + strings.Repeat("b", 250) + "1", kind: 'f'},
-	})
-	got, err := run(t, afero.NewOsFs(), root, `{"dir_path":"$R"}`)
+	root := tooltest.Build(t,
+		tooltest.File(long, ""),
+		tooltest.Dir(dirA),
+		tooltest.File(dirA+"/"+strings.Repeat("b", 250)+"2", ""),
+		tooltest.File(dirA+"/"+strings.Repeat("b", 250)+"1", ""),
+	)
+	got, err := run(t, root, tooltest.Call{Args: `{"dir_path":"$R"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,57 +177,56 @@ func TestArgumentErrors(t *testing.T) {
 		{``, p + "EOF while parsing a value"},
 	}
 	for _, tc := range tests {
-		_, err := run(t, afero.NewOsFs(), "/tmp", tc.args)
+		_, err := run(t, "/tmp", tooltest.Call{Args: tc.args})
 		wantErr(t, err, toolerr.BadArgs, tc.msg)
 	}
 }
 
 func TestFilesystemErrors(t *testing.T) {
-	root := buildTree(t, []node{
-		{path: "f", kind: 'f'}, {path: "d", kind: 'd'}, {path: "d/s", kind: 'd'}, {path: "d/s/x", kind: 'f'},
-		{path: "e", kind: 'd'},
-	})
+	root := tooltest.Build(t,
+		tooltest.File("f", ""), tooltest.Dir("d"), tooltest.Dir("d/s"), tooltest.File("d/s/x", ""),
+		tooltest.Dir("e"),
+	)
 	abs := func(p string) string { return filepath.Join(root, p) }
-	osfs := afero.NewOsFs()
 	tests := []struct {
-		name string
-		afs  afero.Fs
-		args string
-		kind toolerr.Kind
-		msg  string
+		name   string
+		faults []fsys.Fault
+		args   string
+		kind   toolerr.Kind
+		msg    string
 	}{
-		{"missing", osfs, `{"dir_path":"$R/nope"}`, toolerr.ExecutionFailed,
+		{"missing", nil, `{"dir_path":"$R/nope"}`, toolerr.ExecutionFailed,
 			"failed to read directory: No such file or directory (os error 2)"},
-		{"a file", osfs, `{"dir_path":"$R/f"}`, toolerr.ExecutionFailed,
+		{"a file", nil, `{"dir_path":"$R/f"}`, toolerr.ExecutionFailed,
 			"failed to read directory: Not a directory (os error 20)"},
-		{"NUL byte", osfs, `{"dir_path":"$R/\u0000"}`, toolerr.ExecutionFailed,
+		{"NUL byte", nil, `{"dir_path":"$R/\u0000"}`, toolerr.ExecutionFailed,
 			"failed to read directory: file name contained an unexpected NUL byte"},
-		{"offset beyond entries", osfs, `{"dir_path":"$R","offset":5}`, toolerr.ExecutionFailed,
+		{"offset beyond entries", nil, `{"dir_path":"$R","offset":5}`, toolerr.ExecutionFailed,
 			"offset exceeds directory entry count"},
-		{"unreadable subdirectory", fsys.NewFaultFs(osfs, []fsys.Fault{{Op: fsys.OpReaddir, Path: abs("d/s"), Err: syscall.EACCES}}),
+		{"unreadable subdirectory", []fsys.Fault{{Op: fsys.OpReaddir, Path: abs("d/s"), Err: syscall.EACCES}},
 			`{"dir_path":"$R","depth":3}`, toolerr.ExecutionFailed,
 			"failed to read directory: Permission denied (os error 13)"},
-		{"unopenable subdirectory", fsys.NewFaultFs(osfs, []fsys.Fault{{Op: fsys.OpOpen, Path: abs("d"), Err: syscall.EIO}}),
+		{"unopenable subdirectory", []fsys.Fault{{Op: fsys.OpOpen, Path: abs("d"), Err: syscall.EIO}},
 			`{"dir_path":"$R"}`, toolerr.ExecutionFailed,
 			"failed to read directory: Input/output error (os error 5)"},
-		{"entry type unavailable", fsys.NewFaultFs(osfs, []fsys.Fault{{Op: fsys.OpLstat, Path: abs("e"), Err: syscall.EIO}}),
+		{"entry type unavailable", []fsys.Fault{{Op: fsys.OpLstat, Path: abs("e"), Err: syscall.EIO}},
 			`{"dir_path":"$R"}`, toolerr.ExecutionFailed,
 			"failed to inspect entry: Input/output error (os error 5)"},
-		{"a later unreadable directory wins over an entry type", fsys.NewFaultFs(osfs, []fsys.Fault{
+		{"a later unreadable directory wins over an entry type", []fsys.Fault{
 			{Op: fsys.OpLstat, Path: abs("d/s"), Err: syscall.EACCES}, // read before e
-			{Op: fsys.OpReaddir, Path: abs("e"), Err: syscall.EACCES}}),
+			{Op: fsys.OpReaddir, Path: abs("e"), Err: syscall.EACCES}},
 			`{"dir_path":"$R","depth":3}`, toolerr.ExecutionFailed,
 			"failed to read directory: Permission denied (os error 13)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := run(t, tc.afs, root, tc.args)
+			_, err := run(t, root, tooltest.Call{Args: tc.args, Faults: tc.faults})
 			wantErr(t, err, tc.kind, tc.msg)
 		})
 	}
 	// A directory below the depth limit is never read.
-	faulty := fsys.NewFaultFs(osfs, []fsys.Fault{{Op: fsys.OpReaddir, Path: abs("d/s"), Err: syscall.EACCES}})
-	got, err := run(t, faulty, root, `{"dir_path":"$R"}`)
+	faulty := []fsys.Fault{{Op: fsys.OpReaddir, Path: abs("d/s"), Err: syscall.EACCES}}
+	got, err := run(t, root, tooltest.Call{Args: `{"dir_path":"$R"}`, Faults: faulty})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,34 +265,21 @@ func TestCancelled(t *testing.T) {
 // directory with read but not search permission can still be read, and an
 // unreadable directory fails the call once BFS reaches it.
 func TestPermissions(t *testing.T) {
-	root := buildTree(t, []node{
-		{path: "noexec", kind: 'd'}, {path: "noexec/a.txt", kind: 'f'}, {path: "noexec/sub", kind: 'd'},
-		{path: "unreadable", kind: 'd'}, {path: "unreadable/s", kind: 'f'}, {path: "top.txt", kind: 'f'},
-	})
-	for _, d := range []string{filepath.Dir(root), root} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for d := filepath.Dir(filepath.Dir(root)); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("%s does not grant search to others", d)
-		}
-		if d == "/" {
-			break
-		}
-	}
+	root := tooltest.Build(t,
+		tooltest.Dir("noexec"), tooltest.File("noexec/a.txt", ""), tooltest.Dir("noexec/sub"),
+		tooltest.Dir("unreadable"), tooltest.File("unreadable/s", ""), tooltest.File("top.txt", ""),
+	)
+	tooltest.OpenToOthers(t, root, 0o755)
 	for name, mode := range map[string]os.FileMode{"noexec": 0o444, "unreadable": 0o000} {
 		if err := os.Chmod(filepath.Join(root, name), mode); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, name), 0o755) })
 	}
-	pfs := fsys.NewPermFs(afero.NewOsFs())
-	got, err := run(t, pfs, root, `{"dir_path":"$R","depth":1}`)
+	got, err := run(t, root, tooltest.Call{Args: `{"dir_path":"$R","depth":1}`, Perm: true})
 	if want := "Absolute path: " + root + "\nnoexec/\ntop.txt\nunreadable/"; err != nil || got != want {
 		t.Errorf("depth 1: got %q, %v; want %q", got, err, want)
 	}
-	_, err = run(t, pfs, root, `{"dir_path":"$R"}`)
+	_, err = run(t, root, tooltest.Call{Args: `{"dir_path":"$R"}`, Perm: true})
 	wantErr(t, err, toolerr.ExecutionFailed, "failed to read directory: Permission denied (os error 13)")
 }

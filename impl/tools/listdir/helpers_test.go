@@ -1,126 +1,42 @@
 package listdir
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/spf13/afero"
 
-	"github.com/forge-conform/forge-conform/impl/config"
-	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
-	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
 
-// fixedTime is the mtime buildTree gives every non-symlink node.
-func fixedTime() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 678_901_234, time.UTC) }
+// fixedMtime builds test trees in which every node but symlinks has the
+// modification time fixedMillis.
+var fixedMtime = tooltest.Options{Mtime: time.Date(2024, 1, 2, 3, 4, 5, 678_901_234, time.UTC)}
 
 const fixedMillis = 1704164645678
 
-// node is one item of a test tree; paths use "/" and may hold any bytes.
-type node struct {
-	path string
-	kind byte   // 'f' file, 'd' dir, 'l' symlink, 'p' fifo
-	data string // file content or symlink target
-}
-
-func file(p, data string) node   { return node{path: p, kind: 'f', data: data} }
-func dir(p string) node          { return node{path: p, kind: 'd'} }
-func link(p, target string) node { return node{path: p, kind: 'l', data: target} }
-func fifo(p string) node         { return node{path: p, kind: 'p'} }
-
-// buildTree creates nodes under a fresh directory and sets every
-// non-symlink mtime to fixedTime.
-func buildTree(tb testing.TB, nodes []node) string {
+// run executes c with Tool{} on the tree at root; see runTool.
+func run(tb testing.TB, root string, c tooltest.Call) (string, *tool.Ctx, error) {
 	tb.Helper()
-	root := tb.TempDir()
-	for _, n := range nodes {
-		p := filepath.Join(root, filepath.FromSlash(n.path))
-		var err error
-		switch n.kind {
-		case 'f':
-			err = os.WriteFile(p, []byte(n.data), 0o644)
-		case 'd':
-			err = os.Mkdir(p, 0o755)
-		case 'l':
-			err = os.Symlink(n.data, p)
-		case 'p':
-			err = syscall.Mkfifo(p, 0o644)
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	for _, n := range nodes {
-		if n.kind != 'l' {
-			if err := os.Chtimes(filepath.Join(root, n.path), fixedTime(), fixedTime()); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	}
-	return root
+	return runTool(tb, Tool{}, root, c)
 }
 
-// call describes one tool invocation.
-type call struct {
-	args    string
-	config  string // the "tools" object, e.g. {"list_directory":{...}}
-	budget  int64  // effective_max; 0 means 1 MiB
-	faults  []fsys.Fault
-	perm    bool // wrap the filesystem in fsys.PermFs
-	defects Defects
-}
-
-// run executes c on the tree at root, the working directory and only
-// allowed root.
-func run(tb testing.TB, root string, c call) (string, *tool.Ctx, error) {
+// runTool executes c with tl on the tree at root, the working directory
+// and only allowed root, and checks every successful output against
+// checkInvariants.
+func runTool(tb testing.TB, tl Tool, root string, c tooltest.Call) (string, *tool.Ctx, error) {
 	tb.Helper()
-	var afs afero.Fs = afero.NewOsFs()
-	if c.perm {
-		afs = fsys.NewPermFs(afs)
-	}
-	if c.faults != nil {
-		afs = fsys.NewFaultFs(afs, c.faults)
-	}
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg, err := config.Parse(json.RawMessage(`{"tools":` + cmpOr(c.config, "{}") + `}`))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	budget := c.budget
-	if budget == 0 {
-		budget = 1 << 20
-	}
-	ctx := &tool.Ctx{
-		FS: afs, Sandbox: sb, WorkingDir: root,
-		MaxOutputBytes: budget, AvailableCapacityBytes: 1 << 30,
-		AllowTruncation: true, Config: cfg,
-	}
-	out, err := Tool{Defects: c.defects}.Execute(context.Background(), json.RawMessage(c.args), ctx)
+	out, ctx, err := tooltest.Run(tb, tl, root, c)
 	if err == nil {
-		checkInvariants(tb, out, budget+map[bool]int64{true: 1}[c.defects.BudgetOffByOne])
+		checkInvariants(tb, out, ctx.MaxOutputBytes+map[bool]int64{true: 1}[tl.Defects.BudgetOffByOne])
 	}
 	return out, ctx, err
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // outEntry is one decoded entry.
@@ -214,27 +130,6 @@ func listing(tb testing.TB, s string) []string {
 		}
 	}
 	return out
-}
-
-// wantKind checks that err is a *toolerr.Error of kind whose message
-// contains every one of words (case-insensitive).
-func wantKind(tb testing.TB, err error, kind toolerr.Kind, words ...string) {
-	tb.Helper()
-	var te *toolerr.Error
-	if !errors.As(err, &te) {
-		tb.Fatalf("error %v (%T) is not a *toolerr.Error", err, err)
-	}
-	if te.Kind != kind {
-		tb.Fatalf("kind %s (%s), want %s", te.Kind, te.Message, kind)
-	}
-	if te.Message == "" {
-		tb.Errorf("empty message")
-	}
-	for _, w := range words {
-		if !strings.Contains(strings.ToLower(te.Message), strings.ToLower(w)) {
-			tb.Errorf("message %q lacks %q", te.Message, w)
-		}
-	}
 }
 
 // countingFs records every path the tool lstats or opens.

@@ -17,9 +17,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -63,10 +62,10 @@ func ent(name, path string, depth int, typ, size, mtime string, hidden bool, cod
 }
 
 func TestExactOutput(t *testing.T) {
-	root := buildTree(t, []node{
-		file("b.txt", "abc"), dir("a"), file("a/x", "hello"), file(".hidden", ""),
-		file("a-b", "1"), file("a0", ""),
-	})
+	root := fixedMtime.Build(t,
+		tooltest.File("b.txt", "abc"), tooltest.Dir("a"), tooltest.File("a/x", "hello"), tooltest.File(".hidden", ""),
+		tooltest.File("a-b", "1"), tooltest.File("a0", ""),
+	)
 	ms := fmt.Sprint(fixedMillis)
 	a := ent("a", "a", 1, "dir", "null", ms, false, "null", "null")
 	ab := ent("a-b", "a-b", 1, "file", "1", ms, false, "null", "null")
@@ -98,7 +97,7 @@ func TestExactOutput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, ctx, err := run(t, root, call{args: tc.args})
+			out, ctx, err := run(t, root, tooltest.Call{Args: tc.args})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +112,9 @@ func TestExactOutput(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	root := buildTree(t, []node{dir("src"), file("f", "x"), dir(".ssh"), link("loop", "loop")})
+	root := fixedMtime.Build(t,
+		tooltest.Dir("src"), tooltest.File("f", "x"), tooltest.Dir(".ssh"), tooltest.Link("loop", "loop"),
+	)
 	none := `"include_files":false,"include_dirs":false,"include_symlinks":false`
 	tests := []struct {
 		name, args, config string
@@ -161,8 +162,8 @@ func TestValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := run(t, root, call{args: tc.args, config: tc.config})
-			wantKind(t, err, tc.kind, tc.words...)
+			_, _, err := run(t, root, tooltest.Call{Args: tc.args, Config: tc.config})
+			tooltest.ErrorKind(t, err, tc.kind, tc.words...)
 		})
 	}
 	valid := []string{
@@ -174,7 +175,7 @@ func TestValidation(t *testing.T) {
 		`{"path":"src"}`,
 	}
 	for _, args := range valid {
-		if _, _, err := run(t, root, call{args: args}); err != nil {
+		if _, _, err := run(t, root, tooltest.Call{Args: args}); err != nil {
 			t.Errorf("%s: %v", args, err)
 		}
 	}
@@ -196,13 +197,14 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestTraversal(t *testing.T) {
-	tree := []node{
-		dir("a"), file("a/1", ""), file("a/2", ""), dir("a/deep"), dir("a/deep/er"), file("a/deep/er/f", ""),
-		file("a-b", ""), file("a0", ""), dir("b"), file("b/1", ""),
-		dir(".git"), file(".git/config", ""), file(".h", ""), file("a/.x", ""),
-		link("ln", "a"), link("dangling", "nowhere"), fifo("p"), link("a/up", ".."),
+	tree := []tooltest.Node{
+		tooltest.Dir("a"), tooltest.File("a/1", ""), tooltest.File("a/2", ""), tooltest.Dir("a/deep"),
+		tooltest.Dir("a/deep/er"), tooltest.File("a/deep/er/f", ""),
+		tooltest.File("a-b", ""), tooltest.File("a0", ""), tooltest.Dir("b"), tooltest.File("b/1", ""),
+		tooltest.Dir(".git"), tooltest.File(".git/config", ""), tooltest.File(".h", ""), tooltest.File("a/.x", ""),
+		tooltest.Link("ln", "a"), tooltest.Link("dangling", "nowhere"), tooltest.Fifo("p"), tooltest.Link("a/up", ".."),
 	}
-	root := buildTree(t, tree)
+	root := fixedMtime.Build(t, tree...)
 	tests := []struct {
 		name, args string
 		want       []string
@@ -243,9 +245,9 @@ func TestTraversal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := run(t, root, call{args: tc.args})
+			out, _, err := run(t, root, tooltest.Call{Args: tc.args})
 			if tc.want == nil {
-				wantKind(t, err, toolerr.SandboxViolation)
+				tooltest.ErrorKind(t, err, toolerr.SandboxViolation)
 				return
 			}
 			if err != nil {
@@ -261,8 +263,11 @@ func TestTraversal(t *testing.T) {
 		})
 	}
 
-	hidden := buildTree(t, []node{dir(".d"), file(".d/x", ""), file(".a", ""), file("y", ""), file("z", "")})
-	out, _, err := run(t, hidden, call{args: `{"path":".","recursive":true,"max_entries":2}`})
+	hidden := fixedMtime.Build(t,
+		tooltest.Dir(".d"), tooltest.File(".d/x", ""), tooltest.File(".a", ""), tooltest.File("y", ""),
+		tooltest.File("z", ""),
+	)
+	out, _, err := run(t, hidden, tooltest.Call{Args: `{"path":".","recursive":true,"max_entries":2}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +286,12 @@ func derefOr(p *string) string {
 // TestReadsNoMoreThanNeeded checks NFR-LD-PERF-01: traversal stops at the
 // first entry beyond max_entries.
 func TestReadsNoMoreThanNeeded(t *testing.T) {
-	root := buildTree(t, []node{dir("a"), file("a/1", ""), file("a/2", ""), dir("b"), file("b/1", ""), dir("c")})
+	root := fixedMtime.Build(t,
+		tooltest.Dir("a"), tooltest.File("a/1", ""), tooltest.File("a/2", ""), tooltest.Dir("b"),
+		tooltest.File("b/1", ""), tooltest.Dir("c"),
+	)
 	cfs := &countingFs{Fs: afero.NewOsFs()}
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb := tooltest.Sandbox(t, root)
 	ctx := &tool.Ctx{FS: cfs, Sandbox: sb, WorkingDir: root, MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 20}
 	if _, err := (Tool{}).Execute(context.Background(), json.RawMessage(`{"path":".","recursive":true,"max_entries":2}`), ctx); err != nil {
 		t.Fatal(err)
@@ -301,8 +306,11 @@ func TestReadsNoMoreThanNeeded(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
-	root := buildTree(t, []node{file("one", "1"), file("two", "22"), file("three", "333"), dir("empty")})
-	full, _, err := run(t, root, call{args: `{"path":"."}`})
+	root := fixedMtime.Build(t,
+		tooltest.File("one", "1"), tooltest.File("two", "22"), tooltest.File("three", "333"),
+		tooltest.Dir("empty"),
+	)
+	full, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,14 +332,14 @@ func TestBudget(t *testing.T) {
 	}
 	minimal := int64(len(expect(0, "max_output_bytes")))
 	for budget := int64(len(full)) + 1; budget >= minimal-1; budget-- {
-		out, ctx, err := run(t, root, call{args: `{"path":"."}`, budget: budget})
+		out, ctx, err := run(t, root, tooltest.Call{Args: `{"path":"."}`, Budget: budget})
 		switch {
 		case budget >= int64(len(full)):
 			if err != nil || out != full {
 				t.Fatalf("budget %d: got %q, %v; want the full output", budget, out, err)
 			}
 		case budget < minimal:
-			wantKind(t, err, toolerr.ExecutionFailed, "output budget too small")
+			tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "output budget too small")
 			if !ctx.AllowTruncation {
 				t.Errorf("allow_truncation changed on failure")
 			}
@@ -347,7 +355,7 @@ func TestBudget(t *testing.T) {
 	}
 
 	// T-LD-14: output truncation overrides max_entries.
-	out, _, err := run(t, root, call{args: `{"path":".","max_entries":3}`, budget: int64(len(full)) / 2})
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":".","max_entries":3}`, Budget: int64(len(full)) / 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,25 +364,22 @@ func TestBudget(t *testing.T) {
 	}
 
 	// I-LD-05: an empty listing that does not fit fails.
-	empty, _, err := run(t, root, call{args: `{"path":"empty"}`})
+	empty, _, err := run(t, root, tooltest.Call{Args: `{"path":"empty"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, root, call{args: `{"path":"empty"}`, budget: int64(len(empty))}); err != nil {
+	if _, _, err := run(t, root, tooltest.Call{Args: `{"path":"empty"}`, Budget: int64(len(empty))}); err != nil {
 		t.Errorf("empty listing at exact budget: %v", err)
 	}
-	_, _, err = run(t, root, call{args: `{"path":"empty"}`, budget: int64(len(empty)) - 1})
-	wantKind(t, err, toolerr.ExecutionFailed, "output budget too small")
-	_, _, err = run(t, root, call{args: `{"path":"."}`, budget: -5})
-	wantKind(t, err, toolerr.ExecutionFailed, "output budget too small")
+	_, _, err = run(t, root, tooltest.Call{Args: `{"path":"empty"}`, Budget: int64(len(empty)) - 1})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "output budget too small")
+	_, _, err = run(t, root, tooltest.Call{Args: `{"path":"."}`, Budget: -5})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "output budget too small")
 }
 
 func TestBudgetUsesAvailableCapacity(t *testing.T) {
-	root := buildTree(t, []node{file("one", "1"), file("two", "2")})
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fixedMtime.Build(t, tooltest.File("one", "1"), tooltest.File("two", "2"))
+	sb := tooltest.Sandbox(t, root)
 	ctx := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root, MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 250}
 	out, err := (Tool{}).Execute(context.Background(), json.RawMessage(`{"path":"."}`), ctx)
 	if err != nil {
@@ -386,12 +391,12 @@ func TestBudgetUsesAvailableCapacity(t *testing.T) {
 }
 
 func TestNonUTF8Names(t *testing.T) {
-	root := buildTree(t, []node{
-		file("a\xfe", "1"), dir("a\xff"), file("a\xff/x", ""),
-		dir("d\xff"), file("d\xff/x", ""), dir("d\xfe"), file("d\xfe/y", ""),
-		file("\xf0\x9f\x98z", ""), file("\xc0\xafq", ""), file("\xed\xa0\x80s", ""),
-	})
-	out, _, err := run(t, root, call{args: `{"path":"."}`})
+	root := fixedMtime.Build(t,
+		tooltest.File("a\xfe", "1"), tooltest.Dir("a\xff"), tooltest.File("a\xff/x", ""),
+		tooltest.Dir("d\xff"), tooltest.File("d\xff/x", ""), tooltest.Dir("d\xfe"), tooltest.File("d\xfe/y", ""),
+		tooltest.File("\xf0\x9f\x98z", ""), tooltest.File("\xc0\xafq", ""), tooltest.File("\xed\xa0\x80s", ""),
+	)
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +409,7 @@ func TestNonUTF8Names(t *testing.T) {
 	}
 	// Traversal ties break on raw bytes: d\xfe (holding y) is descended
 	// before d\xff (holding x), so max_entries keeps d\xfe/y.
-	out, _, err = run(t, root, call{args: `{"path":".","recursive":true,"max_entries":5}`})
+	out, _, err = run(t, root, tooltest.Call{Args: `{"path":".","recursive":true,"max_entries":5}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +419,7 @@ func TestNonUTF8Names(t *testing.T) {
 	}
 	// Output order is by lossy relative path, ties by raw bytes: d\xff/x
 	// sorts before d\xfe/y although d\xfe sorts before d\xff.
-	out, _, err = run(t, root, call{args: `{"path":".","recursive":true}`})
+	out, _, err = run(t, root, tooltest.Call{Args: `{"path":".","recursive":true}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,11 +430,14 @@ func TestNonUTF8Names(t *testing.T) {
 }
 
 func TestEscaping(t *testing.T) {
-	root := buildTree(t, []node{
-		file(`q"`, ""), file(`b\s`, ""), file("n\nl", ""), file("c\x01", ""), file("t<&>", ""),
-		file("tab\t", ""), file("del\x7f", ""), file("u\u2028", ""), file("bs\b", ""), file("ff\f", ""), file("cr\r", ""), file("e\x1f", ""),
-	})
-	out, _, err := run(t, root, call{args: `{"path":"."}`})
+	root := fixedMtime.Build(t,
+		tooltest.File(`q"`, ""), tooltest.File(`b\s`, ""), tooltest.File("n\nl", ""),
+		tooltest.File("c\x01", ""), tooltest.File("t<&>", ""),
+		tooltest.File("tab\t", ""), tooltest.File("del\x7f", ""), tooltest.File("u\u2028", ""),
+		tooltest.File("bs\b", ""), tooltest.File("ff\f", ""), tooltest.File("cr\r", ""),
+		tooltest.File("e\x1f", ""),
+	)
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +450,10 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestMtime(t *testing.T) {
-	root := buildTree(t, []node{file("pre", ""), file("epoch", ""), file("ms", ""), file("ns", ""), dir("d"), link("ln", "pre")})
+	root := fixedMtime.Build(t,
+		tooltest.File("pre", ""), tooltest.File("epoch", ""), tooltest.File("ms", ""),
+		tooltest.File("ns", ""), tooltest.Dir("d"), tooltest.Link("ln", "pre"),
+	)
 	times := map[string]time.Time{
 		"pre": time.Unix(-2, 500_000_000), "epoch": time.Unix(0, 0),
 		"ms": time.Unix(1, 999_999_999), "ns": time.Unix(0, 1),
@@ -456,7 +467,7 @@ func TestMtime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := run(t, root, call{args: `{"path":"."}`})
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +485,10 @@ func TestMtime(t *testing.T) {
 }
 
 func TestEntryErrors(t *testing.T) {
-	root := buildTree(t, []node{file("f1", ""), file("f2", ""), file("f3", ""), dir("d"), file("d/x", ""), dir("e"), file("e/y", ""), dir(".h")})
+	root := fixedMtime.Build(t,
+		tooltest.File("f1", ""), tooltest.File("f2", ""), tooltest.File("f3", ""), tooltest.Dir("d"),
+		tooltest.File("d/x", ""), tooltest.Dir("e"), tooltest.File("e/y", ""), tooltest.Dir(".h"),
+	)
 	abs := func(p string) string { return filepath.Join(root, p) }
 	faults := []fsys.Fault{
 		{Op: fsys.OpLstat, Path: abs("f1"), Err: syscall.EACCES},
@@ -501,7 +515,7 @@ func TestEntryErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := run(t, root, call{args: tc.args, faults: faults})
+			out, _, err := run(t, root, tooltest.Call{Args: tc.args, Faults: faults})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -511,7 +525,7 @@ func TestEntryErrors(t *testing.T) {
 		})
 	}
 
-	out, _, err := run(t, root, call{args: `{"path":".","recursive":true}`, faults: faults})
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":".","recursive":true}`, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,31 +545,22 @@ func TestEntryErrors(t *testing.T) {
 		{Op: fsys.OpReaddir, Path: root, Err: syscall.EIO},
 		{Op: fsys.OpOpen, Path: root, Err: syscall.EACCES},
 	} {
-		_, _, err := run(t, root, call{args: `{"path":"."}`, faults: []fsys.Fault{f}})
-		wantKind(t, err, toolerr.ExecutionFailed, "cannot read directory")
+		_, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`, Faults: []fsys.Fault{f}})
+		tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "cannot read directory")
 	}
-	_, _, err = run(t, root, call{args: `{"path":"."}`, faults: []fsys.Fault{{Op: fsys.OpStat, Path: root, Err: syscall.EIO}}})
-	wantKind(t, err, toolerr.ExecutionFailed, "input/output error")
+	_, _, err = run(t, root, tooltest.Call{Args: `{"path":"."}`, Faults: []fsys.Fault{{Op: fsys.OpStat, Path: root, Err: syscall.EIO}}})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "input/output error")
 }
 
 // TestPermissions uses real modes seen through fsys.PermFs: a directory
 // without r cannot be read; one with r but not x lists names whose lstat
 // fails.
 func TestPermissions(t *testing.T) {
-	root := buildTree(t, []node{dir("closed"), file("closed/a", ""), dir("noexec"), file("noexec/b", ""), file("f", "")})
-	for _, d := range []string{filepath.Dir(root), root} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for d := filepath.Dir(filepath.Dir(root)); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("%s does not grant search to others", d)
-		}
-		if d == "/" {
-			break
-		}
-	}
+	root := fixedMtime.Build(t,
+		tooltest.Dir("closed"), tooltest.File("closed/a", ""), tooltest.Dir("noexec"),
+		tooltest.File("noexec/b", ""), tooltest.File("f", ""),
+	)
+	tooltest.OpenToOthers(t, root, 0o755)
 	modes := map[string]os.FileMode{"closed": 0o000, "noexec": 0o644}
 	for name, m := range modes {
 		if err := os.Chmod(filepath.Join(root, name), m); err != nil {
@@ -563,7 +568,7 @@ func TestPermissions(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, name), 0o755) })
 	}
-	out, _, err := run(t, root, call{args: `{"path":".","recursive":true}`, perm: true})
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":".","recursive":true}`, Perm: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,12 +576,15 @@ func TestPermissions(t *testing.T) {
 	if got := listing(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	_, _, err = run(t, root, call{args: `{"path":"closed"}`, perm: true})
-	wantKind(t, err, toolerr.ExecutionFailed, "permission denied")
+	_, _, err = run(t, root, tooltest.Call{Args: `{"path":"closed"}`, Perm: true})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "permission denied")
 }
 
 func TestConfig(t *testing.T) {
-	root := buildTree(t, []node{dir("a"), file("a/x", ""), dir("a/b"), file("a/b/y", ""), file(".h", ""), fifo("p")})
+	root := fixedMtime.Build(t,
+		tooltest.Dir("a"), tooltest.File("a/x", ""), tooltest.Dir("a/b"), tooltest.File("a/b/y", ""),
+		tooltest.File(".h", ""), tooltest.Fifo("p"),
+	)
 	tests := []struct {
 		name, args, config string
 		want               []string
@@ -598,7 +606,7 @@ func TestConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := run(t, root, call{args: tc.args, config: tc.config})
+			out, _, err := run(t, root, tooltest.Call{Args: tc.args, Config: tc.config})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -633,13 +641,9 @@ func TestApprovalSummary(t *testing.T) {
 		{args: `{}`, kind: toolerr.BadArgs},
 	}
 	for _, tc := range tests {
-		cfg, err := config.Parse(json.RawMessage(`{"tools":` + cmpOr(tc.config, "{}") + `}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Tool{}.ApprovalSummary(json.RawMessage(tc.args), cfg)
+		got, err := Tool{}.ApprovalSummary(json.RawMessage(tc.args), tooltest.Config(t, tc.config))
 		if tc.kind != "" {
-			wantKind(t, err, tc.kind)
+			tooltest.ErrorKind(t, err, tc.kind)
 			continue
 		}
 		if err != nil || got != tc.want {
@@ -652,29 +656,27 @@ func TestApprovalSummary(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
-	root := buildTree(t, []node{file("f", "")})
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fixedMtime.Build(t, tooltest.File("f", ""))
+	sb := tooltest.Sandbox(t, root)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root, MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 20}
-	_, err = Tool{}.Execute(ctx, json.RawMessage(`{"path":"."}`), c)
-	wantKind(t, err, toolerr.Cancelled)
+	_, err := Tool{}.Execute(ctx, json.RawMessage(`{"path":"."}`), c)
+	tooltest.ErrorKind(t, err, toolerr.Cancelled)
 	c.Sandbox = nil
 	_, err = Tool{}.Execute(context.Background(), json.RawMessage(`{"path":"."}`), c)
-	wantKind(t, err, toolerr.ExecutionFailed, "sandbox")
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "sandbox")
 }
 
 // TestDefects checks that every deliberate defect changes the output on
 // some input, so the conformance suite has something to catch.
 func TestDefects(t *testing.T) {
-	root := buildTree(t, []node{
-		dir("a"), file("a/1", ""), file("a/2", ""), file("b", ""), link("ln", "a"),
-		dir(".git"), file(".git/config", ""), file("t<&>", ""),
-	})
-	full, _, err := run(t, root, call{args: `{"path":"."}`})
+	root := fixedMtime.Build(t,
+		tooltest.Dir("a"), tooltest.File("a/1", ""), tooltest.File("a/2", ""), tooltest.File("b", ""),
+		tooltest.Link("ln", "a"),
+		tooltest.Dir(".git"), tooltest.File(".git/config", ""), tooltest.File("t<&>", ""),
+	)
+	full, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -682,14 +684,14 @@ func TestDefects(t *testing.T) {
 	tests := []struct {
 		name    string
 		defects Defects
-		c       call
+		c       tooltest.Call
 	}{
-		{"FollowSymlinks", Defects{FollowSymlinks: true}, call{args: `{"path":".","recursive":true}`}},
-		{"BreadthFirst", Defects{BreadthFirst: true}, call{args: `{"path":".","recursive":true,"max_entries":2}`}},
-		{"WrongTruncatedReason", Defects{WrongTruncatedReason: true}, call{args: `{"path":"."}`, budget: short}},
-		{"HTMLEscape", Defects{HTMLEscape: true}, call{args: `{"path":"."}`}},
-		{"BudgetOffByOne", Defects{BudgetOffByOne: true}, call{args: `{"path":"."}`, budget: short}},
-		{"TraverseHidden", Defects{TraverseHidden: true}, call{args: `{"path":".","recursive":true}`}},
+		{"FollowSymlinks", Defects{FollowSymlinks: true}, tooltest.Call{Args: `{"path":".","recursive":true}`}},
+		{"BreadthFirst", Defects{BreadthFirst: true}, tooltest.Call{Args: `{"path":".","recursive":true,"max_entries":2}`}},
+		{"WrongTruncatedReason", Defects{WrongTruncatedReason: true}, tooltest.Call{Args: `{"path":"."}`, Budget: short}},
+		{"HTMLEscape", Defects{HTMLEscape: true}, tooltest.Call{Args: `{"path":"."}`}},
+		{"BudgetOffByOne", Defects{BudgetOffByOne: true}, tooltest.Call{Args: `{"path":"."}`, Budget: short}},
+		{"TraverseHidden", Defects{TraverseHidden: true}, tooltest.Call{Args: `{"path":".","recursive":true}`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -697,8 +699,7 @@ func TestDefects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc.c.defects = tc.defects
-			bad, _, err := run(t, root, tc.c)
+			bad, _, err := runTool(t, Tool{Defects: tc.defects}, root, tc.c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -709,24 +710,25 @@ func TestDefects(t *testing.T) {
 	}
 }
 
-func BenchmarkListRecursive5000(b *testing.B) {
-	var nodes []node
+// benchTree builds the benchmarks' tree: 50 directories of 100 files
+// each, 5050 entries in all.
+func benchTree(b *testing.B) string {
+	b.Helper()
+	var nodes []tooltest.Node
 	for d := range 50 {
 		dn := fmt.Sprintf("dir%02d", d)
-		nodes = append(nodes, dir(dn))
+		nodes = append(nodes, tooltest.Dir(dn))
 		for f := range 100 {
-			nodes = append(nodes, file(fmt.Sprintf("%s/file%03d.txt", dn, f), "x"))
+			nodes = append(nodes, tooltest.File(fmt.Sprintf("%s/file%03d.txt", dn, f), "x"))
 		}
 	}
-	root := buildTree(b, nodes)
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Parse(json.RawMessage(`{"tools":{"list_directory":{"max_entries":10000}}}`))
-	if err != nil {
-		b.Fatal(err)
-	}
+	return fixedMtime.Build(b, nodes...)
+}
+
+func BenchmarkListRecursive5000(b *testing.B) {
+	root := benchTree(b)
+	sb := tooltest.Sandbox(b, root)
+	cfg := tooltest.Config(b, `{"list_directory":{"max_entries":10000}}`)
 	args := json.RawMessage(`{"path":".","recursive":true,"max_entries":10000}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -750,15 +752,7 @@ func BenchmarkFind5000(b *testing.B) {
 	if err != nil {
 		b.Skip("find not installed")
 	}
-	var nodes []node
-	for d := range 50 {
-		dn := fmt.Sprintf("dir%02d", d)
-		nodes = append(nodes, dir(dn))
-		for f := range 100 {
-			nodes = append(nodes, file(fmt.Sprintf("%s/file%03d.txt", dn, f), "x"))
-		}
-	}
-	root := buildTree(b, nodes)
+	root := benchTree(b)
 	for b.Loop() {
 		out, err := exec.Command(find, root, "-mindepth", "1", "-maxdepth", "4", "-printf", "%P %y %s %T@\n").Output()
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
@@ -66,20 +66,20 @@ func TestTimeout(t *testing.T) {
 		{`{"timeouts":{"file_operations_seconds":"10"}}`, 30 * time.Second},
 	}
 	for _, tc := range tests {
-		if got := (Tool{}).Timeout(parseConfig(t, tc.tools)); got != tc.want {
+		if got := (Tool{}).Timeout(tooltest.Config(t, tc.tools)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.tools, got, tc.want)
 		}
 	}
 }
 
 func TestRanges(t *testing.T) {
-	root := buildTree(t, []node{
-		file("crlf", "l1\nl2\r\nl3\n"),
-		file("open", "a\nb"),
-		file("empty", ""),
-		file("blank", "\n\n\n"),
-		file("long", strings.Repeat("A", 100_000)+"\nB\n"+strings.Repeat("C", 70_000)),
-	})
+	root := tooltest.Build(t,
+		tooltest.File("crlf", "l1\nl2\r\nl3\n"),
+		tooltest.File("open", "a\nb"),
+		tooltest.File("empty", ""),
+		tooltest.File("blank", "\n\n\n"),
+		tooltest.File("long", strings.Repeat("A", 100_000)+"\nB\n"+strings.Repeat("C", 70_000)),
+	)
 	tests := []struct{ args, want string }{
 		{`{"path":"crlf"}`, "l1\nl2\r\nl3\n"},
 		{`{"path":"crlf","start_line":2,"end_line":3}`, "l2\r\nl3\n"},
@@ -104,7 +104,7 @@ func TestRanges(t *testing.T) {
 		{`{"path":"./crlf","start_line":1,"end_line":1}`, "l1\n"},
 	}
 	for _, tc := range tests {
-		out, c, err := run(t, root, call{args: tc.args})
+		out, c, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: tc.args})
 		if err != nil {
 			t.Errorf("%s: %v", tc.args, err)
 			continue
@@ -127,10 +127,12 @@ func trim(s string) string {
 }
 
 func TestValidation(t *testing.T) {
-	root := buildTree(t, []node{
-		file("f", "x\n"), dir("d"), dir(".ssh"), file(".ssh/config", "Host *"), file("key.pem", "k"),
-		link("dangling", "missing"), link("loop", "loop"), link("out", "/etc/hostname"), fifo("pipe"),
-	})
+	root := tooltest.Build(t,
+		tooltest.File("f", "x\n"), tooltest.Dir("d"), tooltest.Dir(".ssh"),
+		tooltest.File(".ssh/config", "Host *"), tooltest.File("key.pem", "k"),
+		tooltest.Link("dangling", "missing"), tooltest.Link("loop", "loop"),
+		tooltest.Link("out", "/etc/hostname"), tooltest.Fifo("pipe"),
+	)
 	tests := []struct {
 		name, args, config string
 		kind               toolerr.Kind
@@ -169,8 +171,8 @@ func TestValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := session.New()
-			_, _, err := run(t, root, call{args: tc.args, config: tc.config, session: s})
-			wantKind(t, err, tc.kind, tc.words...)
+			_, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: tc.args, Config: tc.config, Session: s})
+			tooltest.ErrorKind(t, err, tc.kind, tc.words...)
 			if _, ok := s.LastRead(filepath.Join(root, "f")); ok {
 				t.Errorf("a failed read was recorded")
 			}
@@ -179,10 +181,13 @@ func TestValidation(t *testing.T) {
 }
 
 func TestSymlinkInsideIsRead(t *testing.T) {
-	root := buildTree(t, []node{dir("d"), file("d/f", "hello"), link("l", "d/f"), link("d/up", "../l")})
+	root := tooltest.Build(t,
+		tooltest.Dir("d"), tooltest.File("d/f", "hello"), tooltest.Link("l", "d/f"),
+		tooltest.Link("d/up", "../l"),
+	)
 	for _, p := range []string{"l", "d/up"} {
 		s := session.New()
-		out, _, err := run(t, root, call{args: `{"path":"` + p + `"}`, session: s})
+		out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"` + p + `"}`, Session: s})
 		if err != nil || out != "hello" {
 			t.Errorf("%s: %q, %v", p, out, err)
 		}
@@ -194,29 +199,29 @@ func TestSymlinkInsideIsRead(t *testing.T) {
 
 func TestTooLarge(t *testing.T) {
 	body := strings.Repeat("0123456789\n", 30) // 330 bytes
-	root := buildTree(t, []node{file("f", body)})
+	root := tooltest.Build(t, tooltest.File("f", body))
 	limit := func(n int) string { return fmt.Sprintf(`{"read_file":{"max_file_read_bytes":%d}}`, n) }
 
-	out, _, err := run(t, root, call{args: `{"path":"f"}`, config: limit(330)})
+	out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Config: limit(330)})
 	if err != nil || out != body {
 		t.Errorf("exactly at the limit: %q, %v", trim(out), err)
 	}
-	_, _, err = run(t, root, call{args: `{"path":"f"}`, config: limit(329)})
-	wantKind(t, err, toolerr.ExecutionFailed, "start_line", "end_line", "330")
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Config: limit(329)})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "start_line", "end_line", "330")
 	// read_limit also honours the available capacity.
-	_, _, err = run(t, root, call{args: `{"path":"f"}`, capacity: 329})
-	wantKind(t, err, toolerr.ExecutionFailed, "start_line", "end_line")
-	out, _, err = run(t, root, call{args: `{"path":"f"}`, capacity: 330})
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Capacity: 329})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "start_line", "end_line")
+	out, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Capacity: 330})
 	if err != nil || out != body {
 		t.Errorf("capacity at the size: %q, %v", trim(out), err)
 	}
 	// A range is not bound by read_limit.
-	out, _, err = run(t, root, call{args: `{"path":"f","start_line":30}`, config: limit(10)})
+	out, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f","start_line":30}`, Config: limit(10)})
 	if err != nil || out != "0123456789\n" {
 		t.Errorf("ranged read of a large file: %q, %v", out, err)
 	}
 	// Nor is the output limit checked for text: the framework truncates.
-	out, c, err := run(t, root, call{args: `{"path":"f"}`, budget: 10})
+	out, c, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Budget: 10})
 	if err != nil || out != body || !c.AllowTruncation {
 		t.Errorf("text over the output budget: %q, %v, allow_truncation %v", trim(out), err, c.AllowTruncation)
 	}
@@ -224,7 +229,7 @@ func TestTooLarge(t *testing.T) {
 
 func TestScanBound(t *testing.T) {
 	body := strings.Repeat("123456789\n", 10) // 100 bytes, line k ends at byte 10k
-	root := buildTree(t, []node{file("f", body), file("g", body[:95])})
+	root := tooltest.Build(t, tooltest.File("f", body), tooltest.File("g", body[:95]))
 	tests := []struct {
 		args    string
 		maxScan int
@@ -249,9 +254,9 @@ func TestScanBound(t *testing.T) {
 	for _, tc := range tests {
 		cfg := fmt.Sprintf(`{"read_file":{"max_scan_bytes":%d}}`, tc.maxScan)
 		s := session.New()
-		out, _, err := run(t, root, call{args: tc.args, config: cfg, session: s})
+		out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: tc.args, Config: cfg, Session: s})
 		if !tc.ok {
-			wantKind(t, err, toolerr.ExecutionFailed, "narrow")
+			tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "narrow")
 			continue
 		}
 		if err != nil || out != tc.want {
@@ -259,7 +264,7 @@ func TestScanBound(t *testing.T) {
 		}
 	}
 	// The bound applies to ranged reads only.
-	out, _, err := run(t, root, call{args: `{"path":"f"}`, config: `{"read_file":{"max_scan_bytes":1}}`})
+	out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Config: `{"read_file":{"max_scan_bytes":1}}`})
 	if err != nil || out != body {
 		t.Errorf("whole read with a tiny scan bound: %q, %v", out, err)
 	}
@@ -297,13 +302,13 @@ func TestBinaryDetection(t *testing.T) {
 		{"stray continuation at the window end", a(8191) + "\x80" + "tail", true},
 		{"invalid after the window", a(8192) + "\xff", false},
 	}
-	var nodes []node
+	var nodes []tooltest.Node
 	for i, tc := range tests {
-		nodes = append(nodes, file(fmt.Sprint(i), tc.data))
+		nodes = append(nodes, tooltest.File(fmt.Sprint(i), tc.data))
 	}
-	root := buildTree(t, nodes)
+	root := tooltest.Build(t, nodes...)
 	for i, tc := range tests {
-		out, c, err := run(t, root, call{args: fmt.Sprintf(`{"path":"%d"}`, i)})
+		out, c, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: fmt.Sprintf(`{"path":"%d"}`, i)})
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -320,9 +325,9 @@ func TestBinaryDetection(t *testing.T) {
 		if c.AllowTruncation == tc.binary {
 			t.Errorf("%s: allow_truncation %v", tc.name, c.AllowTruncation)
 		}
-		_, _, err = run(t, root, call{args: fmt.Sprintf(`{"path":"%d","start_line":1}`, i)})
+		_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: fmt.Sprintf(`{"path":"%d","start_line":1}`, i)})
 		if tc.binary {
-			wantKind(t, err, toolerr.BadArgs, "binary")
+			tooltest.ErrorKind(t, err, toolerr.BadArgs, "binary")
 		} else if err != nil {
 			t.Errorf("%s: ranged read: %v", tc.name, err)
 		}
@@ -334,7 +339,7 @@ func TestBinaryBudget(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	root := buildTree(t, []node{file("bin", string(data)), file("ten", "\x00123456789")})
+	root := tooltest.Build(t, tooltest.File("bin", string(data)), tooltest.File("ten", "\x00123456789"))
 	// Full output of ten bytes: 16 + 4*ceil(10/3) = 32 bytes; of 300 bytes:
 	// 16 + 400 = 416 bytes. One byte under, the truncated header (28 bytes
 	// with the newline) leaves room for floor((budget-28)/4)*3 bytes.
@@ -354,7 +359,7 @@ func TestBinaryBudget(t *testing.T) {
 		{"bin", 31, binOut(nil, true)},
 	}
 	for _, tc := range tests {
-		out, c, err := run(t, root, call{args: `{"path":"` + tc.path + `"}`, budget: tc.budget})
+		out, c, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"` + tc.path + `"}`, Budget: tc.budget})
 		if err != nil || out != tc.want {
 			t.Errorf("%s budget %d: %q, %v; want %q", tc.path, tc.budget, trim(out), err, trim(tc.want))
 		}
@@ -363,19 +368,19 @@ func TestBinaryBudget(t *testing.T) {
 		}
 	}
 	for _, budget := range []int64{27, 16, 1} {
-		_, _, err := run(t, root, call{args: `{"path":"ten"}`, budget: budget})
-		wantKind(t, err, toolerr.ExecutionFailed, "output budget too small")
+		_, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"ten"}`, Budget: budget})
+		tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "output budget too small")
 	}
 
 	// Every budget: the output fits, is a prefix, and is the longest one.
 	full := 16 + 4*((len(data)+2)/3)
 	for budget := int64(28); budget <= int64(full)+4; budget++ {
 		for _, viaCapacity := range []bool{false, true} {
-			c := call{args: `{"path":"bin"}`, budget: budget}
+			c := tooltest.Call{Args: `{"path":"bin"}`, Budget: budget}
 			if viaCapacity {
-				c = call{args: `{"path":"bin"}`, budget: 1 << 20, capacity: budget}
+				c = tooltest.Call{Args: `{"path":"bin"}`, Budget: 1 << 20, Capacity: budget}
 			}
-			out, _, err := run(t, root, c)
+			out, _, err := tooltest.Run(t, Tool{}, root, c)
 			if err != nil {
 				t.Fatalf("budget %d: %v", budget, err)
 			}
@@ -397,7 +402,7 @@ func TestBinaryBudget(t *testing.T) {
 		}
 	}
 	// Binary files are not bound by read_limit.
-	out, _, err := run(t, root, call{args: `{"path":"bin"}`, config: `{"read_file":{"max_file_read_bytes":1}}`})
+	out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"bin"}`, Config: `{"read_file":{"max_file_read_bytes":1}}`})
 	if err != nil || out != binOut(data, false) {
 		t.Errorf("binary under a 1-byte read limit: %q, %v", trim(out), err)
 	}
@@ -406,7 +411,9 @@ func TestBinaryBudget(t *testing.T) {
 func TestReadCache(t *testing.T) {
 	text := strings.Repeat("line\n", 1000) + strings.Repeat("x", 200_000) // larger than one buffer
 	bin := "\x00" + strings.Repeat("y", 300_000)
-	root := buildTree(t, []node{file("t", text), file("b", bin), dir("d"), file("d/f", "new")})
+	root := tooltest.Build(t,
+		tooltest.File("t", text), tooltest.File("b", bin), tooltest.Dir("d"), tooltest.File("d/f", "new"),
+	)
 	tests := []struct {
 		args, path, content string
 		budget              int64
@@ -420,7 +427,7 @@ func TestReadCache(t *testing.T) {
 	for _, tc := range tests {
 		s := session.New()
 		before := time.Now()
-		if _, _, err := run(t, root, call{args: tc.args, session: s, budget: tc.budget}); err != nil {
+		if _, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: tc.args, Session: s, Budget: tc.budget}); err != nil {
 			t.Errorf("%s: %v", tc.args, err)
 			continue
 		}
@@ -436,19 +443,19 @@ func TestReadCache(t *testing.T) {
 	}
 	// A later read replaces the entry; a read without a session is fine.
 	s := session.New()
-	if _, _, err := run(t, root, call{args: `{"path":"d/f"}`, session: s}); err != nil {
+	if _, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"d/f"}`, Session: s}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "d", "f"), []byte("newer"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, root, call{args: `{"path":"d/f","end_line":1}`, session: s}); err != nil {
+	if _, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"d/f","end_line":1}`, Session: s}); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ := s.LastRead(filepath.Join(root, "d", "f")); r.SHA256 != sha256.Sum256([]byte("newer")) {
 		t.Errorf("the second read did not replace the entry")
 	}
-	if _, _, err := run(t, root, call{args: `{"path":"d/f"}`}); err != nil {
+	if _, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"d/f"}`}); err != nil {
 		t.Errorf("no session: %v", err)
 	}
 }
@@ -457,12 +464,9 @@ func TestReadCache(t *testing.T) {
 // the canonical path handed to the open is now a symlink, which must not be
 // followed.
 func TestSymlinkSwap(t *testing.T) {
-	outside := buildTree(t, []node{file("secret", "s3cret")})
-	root := buildTree(t, []node{file("f", "ok"), dir("d"), fifo("p")})
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside := tooltest.Build(t, tooltest.File("secret", "s3cret"))
+	root := tooltest.Build(t, tooltest.File("f", "ok"), tooltest.Dir("d"), tooltest.Fifo("p"))
+	sb := tooltest.Sandbox(t, root)
 	canon, err := sb.Validate("f")
 	if err != nil {
 		t.Fatal(err)
@@ -481,7 +485,7 @@ func TestSymlinkSwap(t *testing.T) {
 		t.Errorf("error %v, want ELOOP", err)
 	}
 	r := &reader{args: args{Path: "f"}}
-	wantKind(t, r.openError(syscall.ELOOP), toolerr.ExecutionFailed, "symlink")
+	tooltest.ErrorKind(t, r.openError(syscall.ELOOP), toolerr.ExecutionFailed, "symlink")
 
 	for _, name := range []string{"d", "p"} {
 		done := make(chan error, 1)
@@ -504,37 +508,25 @@ func TestSymlinkSwap(t *testing.T) {
 }
 
 func TestPermissionsAndFaults(t *testing.T) {
-	root := buildTree(t, []node{file("f", "data"), file("closed", "x")})
+	root := tooltest.Build(t, tooltest.File("f", "data"), tooltest.File("closed", "x"))
 	canon := filepath.Join(root, "f")
 	fault := func(op string, errno syscall.Errno) []fsys.Fault {
 		return []fsys.Fault{{Op: op, Path: canon, Err: errno}}
 	}
-	_, _, err := run(t, root, call{args: `{"path":"f"}`, faults: fault(fsys.OpOpen, syscall.EACCES)})
-	wantKind(t, err, toolerr.ExecutionFailed, "permission denied")
-	_, _, err = run(t, root, call{args: `{"path":"f"}`, faults: fault(fsys.OpOpen, syscall.EIO)})
-	wantKind(t, err, toolerr.ExecutionFailed, "cannot open f", "input/output error")
-	_, _, err = run(t, root, call{args: `{"path":"f"}`, faults: fault(fsys.OpStat, syscall.EIO)})
-	wantKind(t, err, toolerr.ExecutionFailed, "cannot access f")
+	_, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Faults: fault(fsys.OpOpen, syscall.EACCES)})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "permission denied")
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Faults: fault(fsys.OpOpen, syscall.EIO)})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "cannot open f", "input/output error")
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Faults: fault(fsys.OpStat, syscall.EIO)})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "cannot access f")
 
-	for _, d := range []string{filepath.Dir(root), root} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for d := filepath.Dir(filepath.Dir(root)); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("%s does not grant search to others", d)
-		}
-		if d == "/" {
-			break
-		}
-	}
+	tooltest.OpenToOthers(t, root, 0o755)
 	if err := os.Chmod(filepath.Join(root, "closed"), 0o000); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = run(t, root, call{args: `{"path":"closed"}`, perm: true})
-	wantKind(t, err, toolerr.ExecutionFailed, "permission denied")
-	out, _, err := run(t, root, call{args: `{"path":"f"}`, perm: true})
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"closed"}`, Perm: true})
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "permission denied")
+	out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Perm: true})
 	if err != nil || out != "data" {
 		t.Errorf("readable file through PermFs: %q, %v", out, err)
 	}
@@ -560,9 +552,9 @@ func TestApprovalSummary(t *testing.T) {
 		{args: `{}`, kind: toolerr.BadArgs},
 	}
 	for _, tc := range tests {
-		got, err := Tool{}.ApprovalSummary(json.RawMessage(tc.args), parseConfig(t, ""))
+		got, err := Tool{}.ApprovalSummary(json.RawMessage(tc.args), tooltest.Config(t, ""))
 		if tc.kind != "" {
-			wantKind(t, err, tc.kind)
+			tooltest.ErrorKind(t, err, tc.kind)
 			continue
 		}
 		if err != nil || got != tc.want {
@@ -575,23 +567,23 @@ func TestApprovalSummary(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
-	root := buildTree(t, []node{file("f", "x")})
+	root := tooltest.Build(t, tooltest.File("f", "x"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := session.New()
-	_, _, err := run(t, root, call{args: `{"path":"f"}`, ctx: ctx, session: s})
-	wantKind(t, err, toolerr.Cancelled)
+	_, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Context: ctx, Session: s})
+	tooltest.ErrorKind(t, err, toolerr.Cancelled)
 	if _, ok := s.LastRead(filepath.Join(root, "f")); ok {
 		t.Errorf("a cancelled read was recorded")
 	}
 	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	_, _, err = run(t, root, call{args: `{"path":"f"}`, ctx: ctx})
-	wantKind(t, err, toolerr.Timeout)
+	_, _, err = tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"f"}`, Context: ctx})
+	tooltest.ErrorKind(t, err, toolerr.Timeout)
 
 	c := &tool.Ctx{FS: afero.NewOsFs(), WorkingDir: root, MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 20}
 	_, err = Tool{}.Execute(context.Background(), json.RawMessage(`{"path":"f"}`), c)
-	wantKind(t, err, toolerr.ExecutionFailed, "sandbox")
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "sandbox")
 }
 
 func TestIncompletePrefix(t *testing.T) {
@@ -617,14 +609,14 @@ func TestIncompletePrefix(t *testing.T) {
 func TestRangedReadStreams(t *testing.T) {
 	const size = 32 << 20
 	big := strings.Repeat(strings.Repeat("z", 1023)+"\n", size/1024)
-	root := buildTree(t, []node{file("big", big)})
+	root := tooltest.Build(t, tooltest.File("big", big))
 	want := sha256.Sum256([]byte(big))
 	big = ""
 	s := session.New()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	out, _, err := run(t, root, call{args: `{"path":"big","start_line":2,"end_line":2}`, session: s})
+	out, _, err := tooltest.Run(t, Tool{}, root, tooltest.Call{Args: `{"path":"big","start_line":2,"end_line":2}`, Session: s})
 	runtime.ReadMemStats(&after)
 	if err != nil || len(out) != 1024 {
 		t.Fatalf("%d bytes, %v", len(out), err)

@@ -1,62 +1,20 @@
 package writefile
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
 
-	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
-	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
-
-// node is one item of a test tree; paths use "/".
-type node struct {
-	path string
-	kind byte   // 'f' file, 'd' dir, 'l' symlink, 'p' fifo
-	data string // file content or symlink target
-}
-
-func file(p, data string) node   { return node{path: p, kind: 'f', data: data} }
-func dir(p string) node          { return node{path: p, kind: 'd'} }
-func link(p, target string) node { return node{path: p, kind: 'l', data: target} }
-func fifo(p string) node         { return node{path: p, kind: 'p'} }
-
-// buildTree creates nodes under a fresh directory.
-func buildTree(tb testing.TB, nodes []node) string {
-	tb.Helper()
-	root := tb.TempDir()
-	for _, n := range nodes {
-		p := filepath.Join(root, filepath.FromSlash(n.path))
-		var err error
-		switch n.kind {
-		case 'f':
-			err = os.WriteFile(p, []byte(n.data), 0o644)
-		case 'd':
-			err = os.Mkdir(p, 0o755)
-		case 'l':
-			err = os.Symlink(n.data, p)
-		case 'p':
-			err = syscall.Mkfifo(p, 0o644)
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return root
-}
 
 // snapshot describes every entry under root as "path" for files (with
 // their content), "path/" for directories, "path@target" for symlinks and
@@ -100,65 +58,12 @@ func snapshot(tb testing.TB, root string) []string {
 	return out
 }
 
-// call describes one tool invocation.
-type call struct {
-	args string
-	fs   func(afero.Fs) afero.Fs // wraps the OS filesystem
-	perm bool                    // wrap the filesystem in fsys.PermFs
-	ctx  context.Context
-}
-
-// run executes c on the tree at root, the working directory and only
-// allowed root.
-func run(tb testing.TB, root string, c call) (string, *tool.Ctx, error) {
+// run executes c with Tool{} on the tree at root, the working directory
+// and only allowed root, in a fresh conversation.
+func run(tb testing.TB, root string, c tooltest.Call) (string, *tool.Ctx, error) {
 	tb.Helper()
-	var afs afero.Fs = afero.NewOsFs()
-	if c.perm {
-		afs = fsys.NewPermFs(afs)
-	}
-	if c.fs != nil {
-		afs = c.fs(afs)
-	}
-	sb, err := sandbox.New(afero.NewOsFs(), sandbox.DefaultConfig(), root)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg, err := config.Parse(json.RawMessage(`{"tools":{}}`))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := &tool.Ctx{
-		FS: afs, Sandbox: sb, WorkingDir: root,
-		MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 30,
-		AllowTruncation: true, Config: cfg, Session: session.New(),
-	}
-	cctx := c.ctx
-	if cctx == nil {
-		cctx = context.Background()
-	}
-	out, err := Tool{}.Execute(cctx, json.RawMessage(c.args), ctx)
-	return out, ctx, err
-}
-
-// wantKind checks that err is a *toolerr.Error of kind whose message
-// contains every one of words (case-insensitive).
-func wantKind(tb testing.TB, err error, kind toolerr.Kind, words ...string) {
-	tb.Helper()
-	var te *toolerr.Error
-	if !errors.As(err, &te) {
-		tb.Fatalf("error %v (%T) is not a *toolerr.Error", err, err)
-	}
-	if te.Kind != kind {
-		tb.Fatalf("kind %s (%s), want %s", te.Kind, te.Message, kind)
-	}
-	if te.Message == "" {
-		tb.Errorf("empty message")
-	}
-	for _, w := range words {
-		if !strings.Contains(strings.ToLower(te.Message), strings.ToLower(w)) {
-			tb.Errorf("message %q lacks %q", te.Message, w)
-		}
-	}
+	c.Session = session.New()
+	return tooltest.Run(tb, Tool{}, root, c)
 }
 
 // hookFs wraps a filesystem that can lstat and readlink, optionally

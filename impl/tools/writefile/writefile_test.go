@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -51,11 +52,7 @@ func TestMetadata(t *testing.T) {
 		`{"timeouts":{"file_operations_seconds":0}}`:   30 * time.Second,
 		`{"timeouts":{"file_operations_seconds":"x"}}`: 30 * time.Second,
 	} {
-		cfg, err := config.Parse(json.RawMessage(`{"tools":` + tools + `}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := (Tool{}).Timeout(cfg); got != want {
+		if got := (Tool{}).Timeout(tooltest.Config(t, tools)); got != want {
 			t.Errorf("%s: timeout %v, want %v", tools, got, want)
 		}
 	}
@@ -78,9 +75,9 @@ func TestCreate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, []node{file("keep", "k"), dir("sub")})
+			root := tooltest.Build(t, tooltest.File("keep", "k"), tooltest.Dir("sub"))
 			args, _ := json.Marshal(map[string]string{"path": tc.path, "content": tc.content})
-			out, c, err := run(t, root, call{args: string(args)})
+			out, c, err := run(t, root, tooltest.Call{Args: string(args)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,10 +108,10 @@ func TestCreate(t *testing.T) {
 }
 
 func TestOutputEscaping(t *testing.T) {
-	root := buildTree(t, nil)
+	root := tooltest.Build(t)
 	name := "q\"b\\s<&>\u2028é\x7f.txt"
 	args, _ := json.Marshal(map[string]string{"path": name, "content": "日本"})
-	out, _, err := run(t, root, call{args: string(args)})
+	out, _, err := run(t, root, tooltest.Call{Args: string(args)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,26 +120,27 @@ func TestOutputEscaping(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", out, want)
 	}
 	// The output path is the requested one, not a normalized form.
-	out, _, err = run(t, root, call{args: `{"path":"./d//f","content":""}`})
+	out, _, err = run(t, root, tooltest.Call{Args: `{"path":"./d//f","content":""}`})
 	if err != nil || out != `{"status":"created","path":"./d//f","bytes_written":0}` {
 		t.Errorf("%s, %v", out, err)
 	}
 }
 
 func TestExisting(t *testing.T) {
-	nodes := []node{
-		file("f", "old"), dir("d"), file("d/inner", "i"), link("l", "f"), link("dangling", "nowhere"),
-		link("ldir", "d"), link("loop", "loop"), fifo("pipe"), file("empty", ""),
+	nodes := []tooltest.Node{
+		tooltest.File("f", "old"), tooltest.Dir("d"), tooltest.File("d/inner", "i"), tooltest.Link("l", "f"),
+		tooltest.Link("dangling", "nowhere"),
+		tooltest.Link("ldir", "d"), tooltest.Link("loop", "loop"), tooltest.Fifo("pipe"), tooltest.File("empty", ""),
 	}
 	for _, p := range []string{"f", "d", "l", "dangling", "ldir", "loop", "pipe", "empty", "d/inner", "./f", "d/../f"} {
 		t.Run(p, func(t *testing.T) {
-			root := buildTree(t, nodes)
+			root := tooltest.Build(t, nodes...)
 			before := snapshot(t, root)
-			_, _, err := run(t, root, call{args: `{"path":"` + p + `","content":"new"}`})
+			_, _, err := run(t, root, tooltest.Call{Args: `{"path":"` + p + `","content":"new"}`})
 			if strings.Contains(p, "..") {
-				wantKind(t, err, toolerr.SandboxViolation)
+				tooltest.ErrorKind(t, err, toolerr.SandboxViolation)
 			} else {
-				wantKind(t, err, toolerr.ExecutionFailed, "already exists: "+p)
+				tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "already exists: "+p)
 			}
 			if got := snapshot(t, root); !reflect.DeepEqual(got, before) {
 				t.Errorf("tree changed:\n%q\n%q", before, got)
@@ -152,7 +150,9 @@ func TestExisting(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	nodes := []node{file("f", "x"), dir(".ssh"), link("out", "/tmp"), dir("d")}
+	nodes := []tooltest.Node{
+		tooltest.File("f", "x"), tooltest.Dir(".ssh"), tooltest.Link("out", "/tmp"), tooltest.Dir("d"),
+	}
 	tests := []struct {
 		name, args string
 		kind       toolerr.Kind
@@ -181,10 +181,10 @@ func TestValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, nodes)
+			root := tooltest.Build(t, nodes...)
 			before := snapshot(t, root)
-			_, _, err := run(t, root, call{args: tc.args})
-			wantKind(t, err, tc.kind, tc.words...)
+			_, _, err := run(t, root, tooltest.Call{Args: tc.args})
+			tooltest.ErrorKind(t, err, tc.kind, tc.words...)
 			if got := snapshot(t, root); !reflect.DeepEqual(got, before) {
 				t.Errorf("tree changed:\n%q\n%q", before, got)
 			}
@@ -222,10 +222,10 @@ func TestFailuresLeaveNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := buildTree(t, []node{file("keep", "k"), dir("sub")})
+			root := tooltest.Build(t, tooltest.File("keep", "k"), tooltest.Dir("sub"))
 			before := snapshot(t, root)
-			_, _, err := run(t, root, call{args: `{"path":"sub/a/b/new","content":"data"}`, fs: tc.fs})
-			wantKind(t, err, tc.kind, tc.words...)
+			_, _, err := run(t, root, tooltest.Call{Args: `{"path":"sub/a/b/new","content":"data"}`, FS: tc.fs})
+			tooltest.ErrorKind(t, err, tc.kind, tc.words...)
 			got := snapshot(t, root)
 			if tc.name == "link finds the name taken" {
 				// The racer's file stays, with the directories holding it.
@@ -241,25 +241,25 @@ func TestFailuresLeaveNothing(t *testing.T) {
 		})
 	}
 	// A cancelled call creates nothing.
-	root := buildTree(t, []node{file("keep", "k")})
+	root := tooltest.Build(t, tooltest.File("keep", "k"))
 	before := snapshot(t, root)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := run(t, root, call{args: `{"path":"a/new","content":"x"}`, ctx: ctx})
-	wantKind(t, err, toolerr.Cancelled)
+	_, _, err := run(t, root, tooltest.Call{Args: `{"path":"a/new","content":"x"}`, Context: ctx})
+	tooltest.ErrorKind(t, err, toolerr.Cancelled)
 	if got := snapshot(t, root); !reflect.DeepEqual(got, before) {
 		t.Errorf("tree changed:\n%q\n%q", before, got)
 	}
 }
 
 func TestUsesLinker(t *testing.T) {
-	root := buildTree(t, nil)
+	root := tooltest.Build(t)
 	var h *hookFs
 	wrap := func(b afero.Fs) afero.Fs {
 		h = &hookFs{Fs: b, link: os.Link}
 		return linkingFs{h}
 	}
-	if _, _, err := run(t, root, call{args: `{"path":"n","content":"x"}`, fs: wrap}); err != nil {
+	if _, _, err := run(t, root, tooltest.Call{Args: `{"path":"n","content":"x"}`, FS: wrap}); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{filepath.Join(root, "n")}; !reflect.DeepEqual(h.linkSeen, want) {
@@ -273,14 +273,14 @@ func TestUsesLinker(t *testing.T) {
 // TestConcurrentCreators checks that of many calls racing to create one
 // path exactly one succeeds and the file holds its content whole.
 func TestConcurrentCreators(t *testing.T) {
-	root := buildTree(t, nil)
+	root := tooltest.Build(t)
 	const n = 16
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
 			content := strings.Repeat(fmt.Sprint(i%10), 100_000)
-			_, _, errs[i] = run(t, root, call{args: `{"path":"race/f","content":"` + content + `"}`})
+			_, _, errs[i] = run(t, root, tooltest.Call{Args: `{"path":"race/f","content":"` + content + `"}`})
 		})
 	}
 	wg.Wait()
@@ -289,7 +289,7 @@ func TestConcurrentCreators(t *testing.T) {
 		if err == nil {
 			ok++
 		} else {
-			wantKind(t, err, toolerr.ExecutionFailed, "already exists")
+			tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "already exists")
 		}
 	}
 	if ok != 1 {
@@ -303,20 +303,8 @@ func TestConcurrentCreators(t *testing.T) {
 }
 
 func TestPermissions(t *testing.T) {
-	root := buildTree(t, []node{dir("ro"), dir("rw")})
-	for _, d := range []string{filepath.Dir(root), root} {
-		if err := os.Chmod(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for d := filepath.Dir(filepath.Dir(root)); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("%s does not grant search to others", d)
-		}
-		if d == "/" {
-			break
-		}
-	}
+	root := tooltest.Build(t, tooltest.Dir("ro"), tooltest.Dir("rw"))
+	tooltest.OpenToOthers(t, root, 0o777)
 	if err := os.Chmod(filepath.Join(root, "ro"), 0o555); err != nil {
 		t.Fatal(err)
 	}
@@ -326,15 +314,15 @@ func TestPermissions(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "ro"), 0o755) })
 	before := snapshot(t, root)
 	for _, p := range []string{"ro/f", "ro/a/b"} {
-		_, _, err := run(t, root, call{args: `{"path":"` + p + `","content":"x"}`, perm: true})
-		wantKind(t, err, toolerr.ExecutionFailed, "permission denied")
+		_, _, err := run(t, root, tooltest.Call{Args: `{"path":"` + p + `","content":"x"}`, Perm: true})
+		tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "permission denied")
 	}
 	if got := snapshot(t, root); !reflect.DeepEqual(got, before) {
 		t.Errorf("tree changed:\n%q\n%q", before, got)
 	}
 	// (Directories the tool creates belong to the real user, so PermFs
 	// denies the emulated one writing into them; stay in rw itself.)
-	if _, _, err := run(t, root, call{args: `{"path":"rw/f","content":"x"}`, perm: true}); err != nil {
+	if _, _, err := run(t, root, tooltest.Call{Args: `{"path":"rw/f","content":"x"}`, Perm: true}); err != nil {
 		t.Errorf("writable directory through PermFs: %v", err)
 	}
 }
@@ -360,7 +348,7 @@ func TestApprovalSummary(t *testing.T) {
 	for _, tc := range tests {
 		got, err := Tool{}.ApprovalSummary(json.RawMessage(tc.args), config.Config{})
 		if tc.kind != "" {
-			wantKind(t, err, tc.kind)
+			tooltest.ErrorKind(t, err, tc.kind)
 			continue
 		}
 		if err != nil || got != tc.want {
@@ -385,12 +373,12 @@ func trim(s string) string {
 func TestNoSandbox(t *testing.T) {
 	c := &tool.Ctx{FS: afero.NewOsFs(), MaxOutputBytes: 1 << 20, AvailableCapacityBytes: 1 << 20}
 	_, err := Tool{}.Execute(context.Background(), json.RawMessage(`{"path":"x","content":""}`), c)
-	wantKind(t, err, toolerr.ExecutionFailed, "sandbox")
+	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "sandbox")
 }
 
 func TestThroughSymlinkedDirectory(t *testing.T) {
-	root := buildTree(t, []node{dir("real"), link("alias", "real")})
-	out, _, err := run(t, root, call{args: `{"path":"alias/n/f","content":"v"}`})
+	root := tooltest.Build(t, tooltest.Dir("real"), tooltest.Link("alias", "real"))
+	out, _, err := run(t, root, tooltest.Call{Args: `{"path":"alias/n/f","content":"v"}`})
 	if err != nil || out != `{"status":"created","path":"alias/n/f","bytes_written":1}` {
 		t.Fatalf("%s, %v", out, err)
 	}
