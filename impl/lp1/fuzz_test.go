@@ -2,12 +2,16 @@ package lp1
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/forge-conform/forge-conform/conformance/cases"
 )
 
 // seedPatches cover every statement and most error paths.
@@ -23,6 +27,65 @@ var seedPatches = []string{
 	"LP1\nF a\nN +\nEND\n\n",
 	"LP1\nF a\rN +\nEND\n",
 	"LP1\nT\nx\n.\nEND\n",
+}
+
+// casePatches returns every "patch" argument of the LP1 conformance cases
+// and of the tool_executor apply_patch cases (checked calls and before
+// steps), in file order, for use as fuzz seeds.
+func casePatches(tb testing.TB) []string {
+	tb.Helper()
+	names, err := fs.Glob(cases.FS, "lp1/*.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	names = append(names, "tool_executor/apply-patch.json")
+	type call struct {
+		Tool string `json:"tool"`
+		Args struct {
+			Patch *string `json:"patch"`
+		} `json:"args"`
+	}
+	var out []string
+	for _, name := range names {
+		data, err := fs.ReadFile(cases.FS, name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var file struct {
+			Defaults struct {
+				Tool string `json:"tool"`
+			} `json:"defaults"`
+			Cases []struct {
+				call
+				Before []struct {
+					Call *call `json:"call"`
+				} `json:"before"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &file); err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		for _, c := range file.Cases {
+			for _, b := range c.Before {
+				if b.Call != nil && b.Call.Tool == "apply_patch" && b.Call.Args.Patch != nil {
+					out = append(out, *b.Call.Args.Patch)
+				}
+			}
+			if tool := c.Tool; (tool == "apply_patch" || tool == "" && file.Defaults.Tool == "apply_patch") && c.Args.Patch != nil {
+				out = append(out, *c.Args.Patch)
+			}
+		}
+	}
+	if len(out) < 200 {
+		tb.Fatalf("found only %d case patches in conformance/cases", len(out))
+	}
+	return out
+}
+
+// caseFiles are contents of the patch and lp1 fixtures the case patches edit.
+var caseFiles = []string{
+	"one\ntwo\nthree\n", "same\nother\nsame\nend\n", "one\r\ntwo\r\n", "first\nlast", "", "\n",
+	"a\na\na\nb\n", ".hidden line\n..two dots\nplain\n", "a\n.\n..\n. \nb\n", "solo", "a\rb\n", "a\nb\r\nc\n",
 }
 
 // format writes p back as LP1 text in one canonical way.
@@ -77,6 +140,9 @@ func itoa(n int) string {
 
 func FuzzParse(f *testing.F) {
 	for _, s := range seedPatches {
+		f.Add(s)
+	}
+	for _, s := range casePatches(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -136,6 +202,12 @@ func FuzzApply(f *testing.F) {
 	for i, s := range append(seedPatches, bodies...) {
 		f.Add([]byte(files[i%len(files)]), s)
 		f.Add([]byte(files[(i+5)%len(files)]), s)
+	}
+	// Each case patch on a.txt of the patch fixture (which most of them
+	// edit) and on one of the other fixture files in turn.
+	for i, s := range casePatches(f) {
+		f.Add([]byte(caseFiles[0]), s)
+		f.Add([]byte(caseFiles[1+i%(len(caseFiles)-1)]), s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, src string) {
 		file, err := Decode(data)
