@@ -24,7 +24,11 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
+	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
 	"github.com/forge-conform/forge-conform/impl/tools/listdir"
+	"github.com/forge-conform/forge-conform/impl/tools/readfile"
+	"github.com/forge-conform/forge-conform/impl/tools/writefile"
 	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
 	"github.com/forge-conform/forge-conform/spec"
 )
@@ -209,11 +213,12 @@ var _ = Describe("traceability", func() {
 })
 
 // The mutants: one deliberate defect each. The suite must fail each one,
-// and the failures must name the requirement the defect breaks.
+// and the failures must name the requirement the defect breaks. IDs are
+// "spec:ID": a bare ID is ambiguous across catalogs (C-01 is in two).
 var _ = Describe("mutants", func() {
 	data := load()
 	DescribeTable("the suite catches",
-		func(ctx SpecContext, d listdir.Defects, mustFail []string) {
+		func(ctx SpecContext, d reference.Defects, mustFail []string) {
 			opts := data.options()
 			opts.Defects = d
 			opts.Jobs = 2
@@ -225,21 +230,56 @@ var _ = Describe("mutants", func() {
 			failed := map[string]bool{}
 			for _, ir := range run.IDs {
 				if ir.Status == runner.Failed {
-					failed[ir.ID] = true
+					failed[ir.Spec+":"+ir.ID] = true
 				}
 			}
 			for _, id := range mustFail {
+				Expect(id).To(MatchRegexp(`^[a-z0-9_]+:[A-Z]`), "qualify the ID with its catalog")
+				Expect(data.specs.Catalogs).To(HaveKey(strings.SplitN(id, ":", 2)[0]), "unknown catalog in %s", id)
 				Expect(failed).To(HaveKey(id), "the mutant should fail %s", id)
 			}
 		},
-		Entry("following symlinks", listdir.Defects{FollowSymlinks: true}, []string{"FR-LD-VAL-09", "NFR-LD-SEC-03", "T-LD-08", "LD-ENT-01"}),
-		Entry("breadth-first traversal", listdir.Defects{BreadthFirst: true}, []string{"FR-LD-LST-05", "T-LD-05"}),
-		Entry("a wrong truncated_reason", listdir.Defects{WrongTruncatedReason: true}, []string{"FR-LD-OUT-07", "T-LD-14"}),
-		Entry("HTML escaping", listdir.Defects{HTMLEscape: true}, []string{"FR-LD-OUT-02a"}),
-		Entry("an off-by-one budget", listdir.Defects{BudgetOffByOne: true}, []string{"FR-LD-OUT-03", "T-LD-13", "T-LD-06"}),
-		Entry("traversing hidden dirs", listdir.Defects{TraverseHidden: true}, []string{"FR-LD-LST-06", "T-LD-11"}),
+		Entry("following symlinks", ld(listdir.Defects{FollowSymlinks: true}), ids("list_directory", "FR-LD-VAL-09", "NFR-LD-SEC-03", "T-LD-08", "LD-ENT-01")),
+		Entry("breadth-first traversal", ld(listdir.Defects{BreadthFirst: true}), ids("list_directory", "FR-LD-LST-05", "T-LD-05")),
+		Entry("a wrong truncated_reason", ld(listdir.Defects{WrongTruncatedReason: true}), ids("list_directory", "FR-LD-OUT-07", "T-LD-14")),
+		Entry("HTML escaping", ld(listdir.Defects{HTMLEscape: true}), ids("list_directory", "FR-LD-OUT-02a")),
+		Entry("an off-by-one budget", ld(listdir.Defects{BudgetOffByOne: true}), ids("list_directory", "FR-LD-OUT-03", "T-LD-13", "T-LD-06")),
+		Entry("traversing hidden dirs", ld(listdir.Defects{TraverseHidden: true}), ids("list_directory", "FR-LD-LST-06", "T-LD-11")),
+
+		Entry("read_file sniffing the whole file", reference.Defects{ReadFile: readfile.Defects{SniffWholeFile: true}},
+			ids("tool_executor", "RF-SNIFF-01")),
+		Entry("read_file not clamping end_line at EOF", reference.Defects{ReadFile: readfile.Defects{NoRangeEndClamp: true}},
+			ids("tool_executor", "T-READ-01", "FR-TOOL-READ-01")),
+		Entry("read_file not recording reads", reference.Defects{ReadFile: readfile.Defects{NoCacheRecord: true}},
+			ids("tool_executor", "FR-TOOL-PATCH-02c")),
+		Entry("read_file binary output over budget", reference.Defects{ReadFile: readfile.Defects{BinaryOverBudget: true}},
+			ids("tool_executor", "FR-TOOL-READ-01b")),
+		Entry("write_file overwriting", reference.Defects{WriteFile: writefile.Defects{Overwrite: true}},
+			ids("write_file", "FR-WR-03", "T-WR-02")),
+		Entry("write_file following a symlink", reference.Defects{WriteFile: writefile.Defects{FollowSymlink: true}},
+			ids("write_file", "WR-SYMLINK-01", "FR-WR-03")),
+		Entry("apply_patch skipping the stale check", reference.Defects{ApplyPatch: applypatch.Defects{SkipStaleCheck: true}},
+			ids("tool_executor", "FR-TOOL-PATCH-02a", "FR-TOOL-PATCH-02b")),
+		Entry("apply_patch writing non-atomically", reference.Defects{ApplyPatch: applypatch.Defects{NonAtomic: true}},
+			ids("tool_executor", "T-PATCH-01", "FR-TOOL-PATCH-01a")),
+		Entry("apply_patch adding a newline on create", reference.Defects{ApplyPatch: applypatch.Defects{TrailingNewlineOnCreate: true}},
+			append(ids("tool_executor", "AP-MISSING-01"), ids("lp1", "LP1-NL-08")...)),
+		Entry("apply_patch counting occurrences from the end", reference.Defects{ApplyPatch: applypatch.Defects{OccFromEnd: true}},
+			ids("lp1", "LP1-SEM-06")),
 	)
 })
+
+// ld is a list_directory mutant.
+func ld(d listdir.Defects) reference.Defects { return reference.Defects{ListDir: d} }
+
+// ids qualifies bare IDs of one catalog: "spec:ID".
+func ids(spec string, bare ...string) []string {
+	out := make([]string, len(bare))
+	for i, id := range bare {
+		out[i] = spec + ":" + id
+	}
+	return out
+}
 
 // labels are the bare IDs of a case (Ginkgo labels cannot hold ':').
 func labels(c *corpus.Case) []string {

@@ -9,18 +9,33 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
 	"github.com/forge-conform/forge-conform/impl/tools/listdir"
+	"github.com/forge-conform/forge-conform/impl/tools/readfile"
+	"github.com/forge-conform/forge-conform/impl/tools/writefile"
 )
 
 // mutants are deliberately broken references, one defect each: the suite
-// must fail every one of them, naming the right requirement.
-var mutantDefects = map[string]listdir.Defects{
-	"follow-symlinks":        {FollowSymlinks: true},
-	"breadth-first":          {BreadthFirst: true},
-	"wrong-truncated-reason": {WrongTruncatedReason: true},
-	"html-escaping":          {HTMLEscape: true},
-	"budget-off-by-one":      {BudgetOffByOne: true},
-	"traverse-hidden":        {TraverseHidden: true},
+// must fail every one of them, naming the right requirement. The
+// list_directory mutants have bare names; the others name their tool.
+var mutantDefects = map[string]reference.Defects{
+	"follow-symlinks":        {ListDir: listdir.Defects{FollowSymlinks: true}},
+	"breadth-first":          {ListDir: listdir.Defects{BreadthFirst: true}},
+	"wrong-truncated-reason": {ListDir: listdir.Defects{WrongTruncatedReason: true}},
+	"html-escaping":          {ListDir: listdir.Defects{HTMLEscape: true}},
+	"budget-off-by-one":      {ListDir: listdir.Defects{BudgetOffByOne: true}},
+	"traverse-hidden":        {ListDir: listdir.Defects{TraverseHidden: true}},
+
+	"read-file-sniff-whole-file":      {ReadFile: readfile.Defects{SniffWholeFile: true}},
+	"read-file-no-range-end-clamp":    {ReadFile: readfile.Defects{NoRangeEndClamp: true}},
+	"read-file-no-cache-record":       {ReadFile: readfile.Defects{NoCacheRecord: true}},
+	"read-file-binary-over-budget":    {ReadFile: readfile.Defects{BinaryOverBudget: true}},
+	"write-file-overwrite":            {WriteFile: writefile.Defects{Overwrite: true}},
+	"write-file-follow-symlink":       {WriteFile: writefile.Defects{FollowSymlink: true}},
+	"apply-patch-skip-stale-check":    {ApplyPatch: applypatch.Defects{SkipStaleCheck: true}},
+	"apply-patch-non-atomic":          {ApplyPatch: applypatch.Defects{NonAtomic: true}},
+	"apply-patch-newline-on-create":   {ApplyPatch: applypatch.Defects{TrailingNewlineOnCreate: true}},
+	"apply-patch-occurrence-from-end": {ApplyPatch: applypatch.Defects{OccFromEnd: true}},
 }
 
 // MutantNames lists the mutants, sorted.
@@ -33,7 +48,7 @@ func mutantNames() []string {
 	return out
 }
 
-func mutant(name string) (listdir.Defects, error) {
+func mutant(name string) (reference.Defects, error) {
 	d, ok := mutantDefects[name]
 	if !ok {
 		return d, fmt.Errorf("unknown mutant %q (want one of %s)", name, strings.Join(mutantNames(), ", "))
@@ -54,7 +69,7 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		if err != nil {
 			return exitHarness, usageError{err.Error()}
 		}
-		opts.ListDirDefects = d
+		opts.Defects = d
 	}
 	ref, err := reference.New(opts)
 	if err != nil {

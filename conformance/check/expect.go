@@ -35,6 +35,9 @@ func Expectation(in Input) []Failure {
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: msg}}
 	case e.Text != nil:
 		got := contentOf(r)
+		if in.Case.Op == fcp.OpSummary && r.Summary != nil {
+			got = *r.Summary
+		}
 		if got == *e.Text {
 			return nil
 		}

@@ -50,6 +50,8 @@ func Golden(tool string, r fcp.Response) []byte {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r.Definitions)
 		body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	} else if r.Summary != nil {
+		body = []byte(r.RiskLevel + "\n" + *r.Summary)
 	} else if r.Content != nil {
 		body = []byte(*r.Content)
 	}

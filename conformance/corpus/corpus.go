@@ -14,7 +14,7 @@
 //	    "ids": ["T-LD-01", "FR-LD-LST-01"],
 //	    "interpretations": ["I-LD-03"],     // optional
 //	    "doc": "what the SRD demands here", // optional
-//	    "op": "call",                       // or "definitions" (default call)
+//	    "op": "call",                       // or "definitions", "summary" (default call)
 //	    "args": {"path": "."},              // "$ROOT"/"$OUTSIDE" expand in strings
 //	    "config": {"tools": {...}},         // optional, FCP config object
 //	    "ctx": {"max_output_bytes": 512},   // optional
@@ -332,7 +332,7 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 				return nil, fmt.Errorf("%s: case %q before[%d] must have exactly one of call, write, remove, symlink", name, k.Name, i)
 			}
 		}
-		if k.Op == "call" && len(k.Args) == 0 {
+		if (k.Op == "call" || k.Op == "summary") && len(k.Args) == 0 {
 			return nil, fmt.Errorf("%s: case %q has no \"args\": a call case needs the tool arguments", name, k.Name)
 		}
 		if k.Tool == "" {

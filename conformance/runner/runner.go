@@ -29,7 +29,6 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fcpclient"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/impl/tools/listdir"
 	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
@@ -70,7 +69,7 @@ type Options struct {
 	RunAs string
 	// Defects turns the in-process reference into a mutant (tests of the
 	// suite itself).
-	Defects listdir.Defects
+	Defects reference.Defects
 
 	Jobs    int           // parallel workers (default 1)
 	Timeout time.Duration // per case (default 10s)
@@ -205,7 +204,7 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	}
 	root := os.Geteuid() == 0
 	if len(opts.Binary) == 0 {
-		t, err := newInProcess(reference.Options{ListDirDefects: opts.Defects}, root)
+		t, err := newInProcess(reference.Options{Defects: opts.Defects}, root)
 		if err != nil {
 			return nil, err
 		}
@@ -598,7 +597,7 @@ func (r *Runner) request(c *corpus.Case, layout fixture.Layout) (fcp.Request, er
 	id := r.nextCall
 	r.mu.Unlock()
 	req := fcp.Request{FCP: fcp.Version, Op: c.Op, Case: c.FullName()}
-	if c.Op != fcp.OpCall {
+	if c.Op != fcp.OpCall && c.Op != fcp.OpSummary {
 		return req, nil
 	}
 	args := expand(c.Args, layout)

@@ -43,7 +43,7 @@ const (
 
 // Ops are the FCP/1 ops the reference answers, as hello declares them.
 func Ops() []string {
-	return []string{fcp.OpHello, fcp.OpCall, fcp.OpReset, fcp.OpBye, fcp.OpDefinitions}
+	return []string{fcp.OpHello, fcp.OpCall, fcp.OpReset, fcp.OpBye, fcp.OpDefinitions, fcp.OpSummary}
 }
 
 // Options configure a Reference.
@@ -51,9 +51,18 @@ type Options struct {
 	// FS is the filesystem every call uses; nil means the real one
 	// (fsys.OS()).
 	FS afero.Fs
-	// ListDirDefects switches on deliberate list_directory bugs, for the
-	// suite's mutation self-tests. The zero value conforms.
-	ListDirDefects listdir.Defects
+	// Defects switches on deliberate tool bugs, for the suite's mutation
+	// self-tests. The zero value conforms.
+	Defects Defects
+}
+
+// Defects are the deliberate bugs of every tool that has them, for the
+// suite's mutation self-tests. The zero value conforms.
+type Defects struct {
+	ListDir    listdir.Defects
+	ReadFile   readfile.Defects
+	WriteFile  writefile.Defects
+	ApplyPatch applypatch.Defects
 }
 
 // Reference answers FCP/1 requests. It owns one conversation (the read
@@ -70,11 +79,11 @@ type Reference struct {
 // New builds the reference with its registry and an empty conversation.
 func New(opts Options) (*Reference, error) {
 	reg, err := tool.NewRegistry(
-		listdir.Tool{Defects: opts.ListDirDefects},
+		listdir.Tool{Defects: opts.Defects.ListDir},
 		codexlistdir.Tool{},
-		readfile.Tool{},
-		writefile.Tool{},
-		applypatch.Tool{},
+		readfile.Tool{Defects: opts.Defects.ReadFile},
+		writefile.Tool{Defects: opts.Defects.WriteFile},
+		applypatch.Tool{Defects: opts.Defects.ApplyPatch},
 	)
 	if err != nil {
 		return nil, fmt.Errorf("reference: building the tool registry: %w", err)
@@ -133,6 +142,8 @@ func (r *Reference) HandleIn(ctx context.Context, req fcp.Request, fs afero.Fs, 
 		resp = r.call(ctx, req, fs, st)
 	case fcp.OpDefinitions:
 		resp = fcp.Response{OK: fcp.Bool(true), Definitions: r.reg.Definitions()}
+	case fcp.OpSummary:
+		resp = r.summary(req)
 	case fcp.OpReset:
 		st.Reset()
 		resp = fcp.Response{OK: fcp.Bool(true)}
@@ -167,6 +178,33 @@ func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs, st *
 		return Failure(err)
 	}
 	return Success(out, c.AllowTruncation)
+}
+
+// summary answers op summary: the approval summary and risk level the
+// planner would show for the call (FR-APR-01, FR-APR-06), computed after
+// schema validation and without touching the filesystem (FR-REG-01a).
+func (r *Reference) summary(req fcp.Request) fcp.Response {
+	if req.Call == nil {
+		return Failure(toolerr.New(toolerr.BadArgs,
+			`summary request has no "call" object; send "call":{"id":..,"name":..,"args":{..}}`))
+	}
+	t, err := r.reg.Lookup(req.Call.Name)
+	if err != nil {
+		return Failure(err)
+	}
+	if err := r.reg.Validate(req.Call.Name, req.Call.Args); err != nil {
+		return Failure(err)
+	}
+	conf, err := config.Parse(req.Config)
+	if err != nil {
+		return Failure(toolerr.New(toolerr.ExecutionFailed, "invalid config: %v", err))
+	}
+	s, err := t.ApprovalSummary(req.Call.Args, conf)
+	if err != nil {
+		return Failure(err)
+	}
+	s = tool.Summarize(s)
+	return fcp.Response{OK: fcp.Bool(true), Summary: &s, RiskLevel: string(t.RiskLevel())}
 }
 
 // NewCtx builds the per-call context of a call request: its configuration

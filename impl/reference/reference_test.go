@@ -207,7 +207,7 @@ func TestListDirDefects(t *testing.T) {
 	}
 	req := callReq(1, "list_directory", `{"path":"."}`, dir, "")
 	good := newRef(t).Handle(context.Background(), req)
-	defective, err := reference.New(reference.Options{ListDirDefects: defectsHTML()})
+	defective, err := reference.New(reference.Options{Defects: reference.Defects{ListDir: defectsHTML()}})
 	if err != nil {
 		t.Fatal(err)
 	}

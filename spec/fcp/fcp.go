@@ -20,6 +20,9 @@ const (
 	OpReset       = "reset"
 	OpBye         = "bye"
 	OpDefinitions = "definitions"
+	// OpSummary asks for a call's approval summary and risk level
+	// (FR-APR-01, FR-APR-06) without running it.
+	OpSummary = "summary"
 )
 
 // Request is one line written to the implementation's stdin.
@@ -93,6 +96,9 @@ type Response struct {
 	AllowTruncation *bool        `json:"allow_truncation,omitempty"`
 	Error           *Error       `json:"error,omitempty"`
 	Definitions     []Definition `json:"definitions,omitempty"`
+	// Summary and RiskLevel answer op summary.
+	Summary   *string `json:"summary,omitempty"`
+	RiskLevel string  `json:"risk_level,omitempty"`
 }
 
 // Implementation identifies the implementation under test.

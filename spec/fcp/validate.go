@@ -27,6 +27,7 @@ const (
 	SchemaHelloResponse       = "hello-response.json"
 	SchemaCallResponse        = "call-response.json"
 	SchemaDefinitionsResponse = "definitions-response.json"
+	SchemaSummaryResponse     = "summary-response.json"
 	SchemaOKResponse          = "ok-response.json"
 	SchemaErrorResponse       = "error-response.json"
 	schemaCommon              = "common.json"
@@ -52,6 +53,8 @@ func ResponseSchema(op string) string {
 		return SchemaCallResponse
 	case OpDefinitions:
 		return SchemaDefinitionsResponse
+	case OpSummary:
+		return SchemaSummaryResponse
 	case OpReset, OpBye:
 		return SchemaOKResponse
 	default:
@@ -73,7 +76,7 @@ func NewValidator() (*Validator, error) {
 		return nil, fmt.Errorf("fcp: schema %s is not embedded; FCP schemas never load remote documents", u)
 	}
 	names := []string{schemaCommon, SchemaRequest, SchemaHelloResponse, SchemaCallResponse,
-		SchemaDefinitionsResponse, SchemaOKResponse, SchemaErrorResponse}
+		SchemaDefinitionsResponse, SchemaSummaryResponse, SchemaOKResponse, SchemaErrorResponse}
 	for _, name := range names {
 		data, err := schemaFiles.ReadFile("schema/" + name)
 		if err != nil {

@@ -69,7 +69,9 @@ const DefaultMaxPatchBytes = 524288
 var schema []byte
 
 // Tool is the apply_patch executor.
-type Tool struct{}
+type Tool struct {
+	Defects Defects
+}
 
 var (
 	_ tool.Tool      = Tool{}
@@ -195,7 +197,7 @@ func distinctPaths(p *lp1.Patch) []string {
 // Failures are *toolerr.Error values: Timeout or Cancelled when the ctx
 // ends before anything is renamed into place (once renaming starts, the
 // call finishes, so that it stays all-or-nothing).
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	text, err := prepare(raw, c.Config)
 	if err != nil {
 		return "", err
@@ -212,7 +214,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		return "", err
 	}
 	for _, f := range files {
-		if err := check(f, c); err != nil {
+		if err := check(f, c, t.Defects); err != nil {
 			return "", err
 		}
 	}
@@ -220,21 +222,29 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		if err := ctx.Err(); err != nil {
 			return "", ctxError(err)
 		}
-		if err := stage(f); err != nil {
+		if err := stage(f, t.Defects); err != nil {
 			return "", err
+		}
+		if t.Defects.NonAtomic && f.changed() {
+			// Deliberate bug: the file is written before the next is staged.
+			if err := commit(ctx, c.FS, []*file{f}); err != nil {
+				return "", err
+			}
 		}
 	}
 	var changed []*file
 	for _, f := range files {
-		if !f.exists || !bytes.Equal(f.orig, f.next) {
+		if f.changed() {
 			changed = append(changed, f)
 		}
 	}
 	if len(changed) == 0 {
 		return "No changes applied.", nil
 	}
-	if err := commit(ctx, c.FS, changed); err != nil {
-		return "", err
+	if !t.Defects.NonAtomic {
+		if err := commit(ctx, c.FS, changed); err != nil {
+			return "", err
+		}
 	}
 	lines := make([]string, len(changed))
 	for i, f := range changed {

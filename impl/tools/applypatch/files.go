@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -39,6 +40,10 @@ type file struct {
 	// Filled by stage.
 	next []byte // content after the patch
 }
+
+// changed reports whether the patch changes f: it creates it, or its
+// content differs.
+func (f *file) changed() bool { return !f.exists || !bytes.Equal(f.orig, f.next) }
 
 // firstLine is the patch line of the first F line naming the file.
 func (f *file) firstLine() int { return f.sections[0].Line }
@@ -97,8 +102,8 @@ func resolveFiles(p *lp1.Patch, c *tool.Ctx) ([]*file, error) {
 // then the stale-file rules for an existing file (FR-TOOL-PATCH-02a/b/d)
 // or the creation policy for a missing one (I-AP-01). For an existing
 // file it also reads the content the stale check hashes, which is the
-// content the patch is then applied to.
-func check(f *file, c *tool.Ctx) error {
+// content the patch is then applied to. d holds the deliberate bugs.
+func check(f *file, c *tool.Ctx, d Defects) error {
 	fi, err := fsys.Lstat(c.FS, f.canon)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -113,6 +118,9 @@ func check(f *file, c *tool.Ctx) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.uid, f.gid = int(st.Uid), int(st.Gid)
 	}
+	if d.SkipStaleCheck {
+		return f.load(c) // deliberate bug: read or not, changed or not
+	}
 	var last session.Read
 	var read bool
 	if c.Session != nil {
@@ -121,12 +129,20 @@ func check(f *file, c *tool.Ctx) error {
 	if !read {
 		return &toolerr.Error{Kind: toolerr.StaleFile, File: f.path, Message: "File was not read before patching"}
 	}
+	if err := f.load(c); err != nil {
+		return err
+	}
+	if sha256.Sum256(f.orig) != last.SHA256 {
+		return &toolerr.Error{Kind: toolerr.StaleFile, File: f.path, Message: "File content changed since last read"}
+	}
+	return nil
+}
+
+// load reads the existing file's content into f.orig.
+func (f *file) load(c *tool.Ctx) error {
 	data, err := readNoFollow(c, f.canon)
 	if err != nil {
 		return f.failed(f.firstLine(), "cannot read %s: %v; check its permissions", f.path, errText(err))
-	}
-	if sha256.Sum256(data) != last.SHA256 {
-		return &toolerr.Error{Kind: toolerr.StaleFile, File: f.path, Message: "File content changed since last read"}
 	}
 	f.orig = data
 	return nil
@@ -154,17 +170,25 @@ func checkNew(f *file, c *tool.Ctx) error {
 	return nil
 }
 
-// stage applies f's sections to its content in memory (I-AP-03).
-func stage(f *file) error {
+// stage applies f's sections to its content in memory (I-AP-03). d holds
+// the deliberate bugs.
+func stage(f *file, d Defects) error {
 	cur, err := lp1.Decode(f.orig)
 	if err != nil {
 		return f.failed(f.firstLine(), "%s cannot be patched: %v; LP1 edits files with consistent LF or CRLF line endings only", f.path, err)
 	}
+	apply := lp1.Apply
+	if d.OccFromEnd {
+		apply = applyOccFromEnd
+	}
 	for _, s := range f.sections {
-		cur, err = lp1.Apply(cur, s.Ops)
+		cur, err = apply(cur, s.Ops)
 		if err != nil {
 			return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 		}
+	}
+	if d.TrailingNewlineOnCreate && !f.exists && len(cur.Lines) > 0 {
+		cur.FinalNewline = true // deliberate bug
 	}
 	f.next = cur.Encode()
 	return nil

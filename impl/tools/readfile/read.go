@@ -121,12 +121,16 @@ func incompletePrefix(t []byte) bool {
 // errScanLimit reports that a ranged read would scan past max_scan_bytes.
 var errScanLimit = errors.New("scan limit exceeded")
 
+// errPastEOF reports, only under Defects.NoRangeEndClamp, that end_line
+// lies beyond the end of the file.
+var errPastEOF = errors.New("end_line beyond EOF")
+
 // scanRange returns the bytes of lines start..=end of src (end 0: through
 // EOF), each with its own terminator (I-RF-01, I-RF-02). It consumes src
 // only up to the end of line end (or EOF) and fails with errScanLimit if
 // that point lies more than maxScan bytes into the file (I-RF-04). Memory is
-// bounded by maxScan plus one buffer.
-func scanRange(src *bufio.Reader, start, end uint64, maxScan int64) ([]byte, error) {
+// bounded by maxScan plus one buffer. noClamp is Defects.NoRangeEndClamp.
+func scanRange(src *bufio.Reader, start, end uint64, maxScan int64, noClamp bool) ([]byte, error) {
 	var out []byte
 	var consumed int64
 	line := uint64(1)
@@ -150,6 +154,9 @@ func scanRange(src *bufio.Reader, start, end uint64, maxScan int64) ([]byte, err
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
+			if noClamp && end != 0 && line-1+uint64(min(len(chunk), 1)) < end {
+				return nil, errPastEOF // deliberate bug: no clamping at EOF
+			}
 			return out, nil
 		default:
 			return nil, err

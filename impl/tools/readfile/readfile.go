@@ -13,6 +13,7 @@ package readfile
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -42,7 +43,9 @@ const Description = "Read file contents"
 var schema []byte
 
 // Tool is the read_file executor.
-type Tool struct{}
+type Tool struct {
+	Defects Defects
+}
 
 var _ tool.Tool = Tool{}
 
@@ -89,7 +92,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 }
 
 // Execute reads the requested file. Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	cfg, err := loadConfig(c.Config)
 	if err != nil {
 		return "", err
@@ -105,12 +108,12 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	if err != nil {
 		return "", err
 	}
-	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon}
+	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon, defects: t.Defects}
 	out, sum, err := r.read()
 	if err != nil {
 		return "", err
 	}
-	if c.Session != nil {
+	if c.Session != nil && !t.Defects.NoCacheRecord {
 		c.Session.RecordRead(session.Read{Path: canon, SHA256: sum, At: time.Now()}) // I-RF-07
 	}
 	return out, nil
@@ -123,6 +126,8 @@ type reader struct {
 	cfg   Config
 	args  args
 	canon string
+
+	defects Defects
 }
 
 // read opens, classifies and reads the file; it returns the result and the
@@ -166,12 +171,24 @@ func (r *reader) read() (string, [32]byte, error) {
 	}
 	more := len(window) > sniffLen
 	window = window[:min(len(window), sniffLen)]
+	if r.defects.SniffWholeFile {
+		// Deliberate bug: the whole file is the window. Everything read
+		// has gone through the hash already; src re-serves it.
+		all, err := io.ReadAll(src)
+		if err != nil {
+			return "", sum, r.readError(err)
+		}
+		src, window, more = bufio.NewReader(bytes.NewReader(all)), all, false
+	}
 
 	if isBinary(window, more) {
 		if r.args.ranged() {
 			return "", sum, badArgs("%s is a binary file, so start_line and end_line do not apply; omit them to read it as base64", r.args.Path)
 		}
 		limit := r.c.EffectiveMax()
+		if r.defects.BinaryOverBudget {
+			limit += 4 // deliberate bug: one base64 quad over the budget
+		}
 		head, err := io.ReadAll(io.LimitReader(src, fullCapacity(limit)+1))
 		if err != nil {
 			return "", sum, r.readError(err)
@@ -191,7 +208,10 @@ func (r *reader) read() (string, [32]byte, error) {
 
 	if r.args.ranged() {
 		start, end := r.args.lineRange()
-		body, err := scanRange(src, start, end, r.cfg.MaxScanBytes)
+		body, err := scanRange(src, start, end, r.cfg.MaxScanBytes, r.defects.NoRangeEndClamp)
+		if errors.Is(err, errPastEOF) {
+			return "", sum, toolerr.Failed(Name, "end_line %d is beyond the end of %s", end, r.args.Path)
+		}
 		if errors.Is(err, errScanLimit) {
 			return "", sum, toolerr.Failed(Name, "the requested lines of %s lie beyond the first %s that a ranged read may scan (max_scan_bytes); narrow the range to lines nearer the start of the file",
 				r.args.Path, plural(r.cfg.MaxScanBytes))

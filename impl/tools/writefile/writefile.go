@@ -53,7 +53,9 @@ const (
 var schema []byte
 
 // Tool is the write_file executor.
-type Tool struct{}
+type Tool struct {
+	Defects Defects
+}
 
 var _ tool.Tool = Tool{}
 
@@ -97,7 +99,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 // Execute creates the file and returns
 // {"status":"created","path":"<path as requested>","bytes_written":N}
 // (I-WR-01). Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err
@@ -109,7 +111,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	if err != nil {
 		return "", err
 	}
-	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon}
+	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon, defects: t.Defects}
 	if err := w.create(a.Content); err != nil {
 		w.cleanup()
 		return "", err
@@ -134,12 +136,19 @@ type writer struct {
 
 	temp    string   // the temp file while it exists
 	created []string // directories created, outermost first
+
+	defects Defects
 }
 
 // create performs the steps of I-WR-02 and I-WR-03.
 func (w *writer) create(content string) error {
-	_, err := fsys.Lstat(w.fs, w.canon)
+	fi, err := fsys.Lstat(w.fs, w.canon)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 && w.defects.FollowSymlink {
+		fi, err = w.followLink()
+	}
 	switch {
+	case err == nil && fi.Mode().IsRegular() && w.defects.Overwrite:
+		// Deliberate bug: go on and replace the file.
 	case err == nil:
 		return w.exists()
 	case errors.Is(err, syscall.ENOTDIR):
@@ -162,7 +171,11 @@ func (w *writer) create(content string) error {
 	if err := w.checkCtx(); err != nil {
 		return err
 	}
-	if err := fsys.LinkNoReplace(w.fs, w.temp, w.canon); err != nil {
+	link := fsys.LinkNoReplace
+	if w.defects.Overwrite {
+		link = renameOver
+	}
+	if err := link(w.fs, w.temp, w.canon); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return w.exists()
 		}
