@@ -30,6 +30,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/tools/codexlistdir"
 	"github.com/forge-conform/forge-conform/impl/tools/listdir"
 	"github.com/forge-conform/forge-conform/impl/tools/readfile"
+	"github.com/forge-conform/forge-conform/impl/tools/searchfiles"
 	"github.com/forge-conform/forge-conform/impl/tools/writefile"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -84,6 +85,7 @@ func New(opts Options) (*Reference, error) {
 		readfile.Tool{Defects: opts.Defects.ReadFile},
 		writefile.Tool{Defects: opts.Defects.WriteFile},
 		applypatch.Tool{Defects: opts.Defects.ApplyPatch},
+		searchfiles.Tool{},
 	)
 	if err != nil {
 		return nil, fmt.Errorf("reference: building the tool registry: %w", err)

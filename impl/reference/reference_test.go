@@ -38,7 +38,7 @@ func root(t *testing.T) string {
 
 // allTools are the reference's tools, sorted by name.
 func allTools() []string {
-	return []string{"apply_patch", "list_dir", "list_directory", "read_file", "write_file"}
+	return []string{"apply_patch", "list_dir", "list_directory", "read_file", "search_files", "write_file"}
 }
 
 func newRef(t *testing.T) *reference.Reference {
@@ -101,7 +101,7 @@ func TestHelloAndDefinitions(t *testing.T) {
 	if resp.Seq != 5 || !slices.Equal(names, allTools()) {
 		t.Errorf("definitions name %q, want %q sorted", names, allTools())
 	}
-	want := map[string]string{"apply_patch": "Medium", "list_dir": "Low", "list_directory": "Low", "read_file": "Low", "write_file": "Medium"}
+	want := map[string]string{"apply_patch": "Medium", "list_dir": "Low", "list_directory": "Low", "read_file": "Low", "search_files": "Low", "write_file": "Medium"}
 	for name, level := range want {
 		if risk[name] != level {
 			t.Errorf("%s risk level = %q, want %q", name, risk[name], level)

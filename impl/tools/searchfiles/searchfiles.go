@@ -1,0 +1,168 @@
+// Package searchfiles is the reference implementation of Forge's built-in
+// search_files tool (SEARCH_FILES_SRD.md v1.0), read as recorded in
+// spec/search-files-interpretations.draft.md (I-SF-01..) and, where the
+// SRD uses the same words, spec/INTERPRETATIONS.md (I-LD-01..03, I-LD-05,
+// I-LD-11, I-SBX-*).
+//
+// A call validates its arguments, validates the path with the sandbox, and
+// searches the directory tree: one goroutine walks it depth-first in the
+// order of the output paths (never entering symlinked directories, hidden
+// entries unless asked, ignored or denied paths), a bounded pool of
+// workers reads and searches the candidate files in parallel, and the
+// calling goroutine merges their results in traversal order, so the limits
+// (max_results, max_files) cut at the same place on every run and the
+// output is deterministic. All filesystem access goes through the call's
+// afero.Fs via package fsys, so permission emulation and fault injection
+// apply.
+//
+// Backends: only the native engine searches. With backend "rg" or "ugrep"
+// the binary must be on PATH (CFG-SF-03), or the call fails with
+// ExecutionFailed; when it is, the native engine still does the search.
+//
+// TODO(issue 3, next session): the external backends: run rg and ugrep
+// (minimum-version check at startup, then the search, e.g. rg --json),
+// map their results onto the output of §3.5 with the readings I-SF-*, and
+// check them against the native engine on the corpus. Package os/exec is
+// needed for that; impl/reference's TestNoNetworkImports forbids it in
+// impl/... today and must be relaxed for this package.
+package searchfiles
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/tool"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
+)
+
+// Name is the tool's name (FR-SF-DEF-01).
+const Name = "search_files"
+
+// Description is the tool's description (FR-SF-DEF-02).
+const Description = "Search file contents"
+
+//go:embed schema.json
+var schema []byte
+
+// now is the clock elapsed_ms is measured with; tests replace it.
+var now = time.Now
+
+// Tool is the search_files executor.
+type Tool struct{}
+
+var (
+	_ tool.Tool      = Tool{}
+	_ tool.Timeouter = Tool{}
+)
+
+// Name implements tool.Tool.
+func (Tool) Name() string { return Name }
+
+// Description implements tool.Tool.
+func (Tool) Description() string { return Description }
+
+// Schema returns the SRD's normative schema (§3.2) under Draft 2020-12.
+func (Tool) Schema() json.RawMessage { return slices.Clone(schema) }
+
+// SideEffecting implements tool.Tool: the tool is read-only (FR-SF-DEF-03).
+func (Tool) SideEffecting() bool { return false }
+
+// RequiresApproval implements tool.Tool (FR-SF-DEF-04).
+func (Tool) RequiresApproval() bool { return false }
+
+// RiskLevel implements tool.Tool (FR-SF-DEF-04).
+func (Tool) RiskLevel() tool.RiskLevel { return tool.Low }
+
+// Timeout is [tools.timeouts] file_operations_seconds (CFG-TMO-01a).
+func (Tool) Timeout(cfg config.Config) time.Duration { return tool.FileOperationsTimeout(cfg) }
+
+// ApprovalSummary is `Search <path> for "<query>"` (I-SF-17), <path>
+// normalized, secrets redacted and cut to 200 characters by
+// tool.Summarize. It validates the arguments as Execute does and touches
+// no file.
+func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	req, err := prepare(raw, c)
+	if err != nil {
+		return "", err
+	}
+	return tool.Summarize("Search " + req.display + ` for "` + req.query + `"`), nil
+}
+
+// prepare is the I/O-free front half of a call: configuration, typed
+// parsing and argument validation (I-SF-02).
+func prepare(raw json.RawMessage, c config.Config) (*request, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	a, err := parseArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	req, err := resolve(a, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// Execute searches the requested directory and returns the JSON object of
+// §3.5. Failures are *toolerr.Error values.
+func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	start := now()
+	req, err := prepare(raw, c.Config)
+	if err != nil {
+		return "", err
+	}
+	if err := checkBackend(req.backend); err != nil {
+		return "", err
+	}
+	if c.Sandbox == nil {
+		return "", toolerr.Failed(Name, "no sandbox configured; the caller must build one from [tools.sandbox]")
+	}
+	root, err := c.Sandbox.Validate(req.path) // FR-SF-VAL-06
+	if err != nil {
+		return "", err
+	}
+	info, err := fsys.Stat(c.FS, root)
+	switch { // FR-SF-VAL-07, FR-SF-ERR-03
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ELOOP):
+		return "", toolerr.Failed(Name, "path does not exist: %s; search an existing directory (paths are relative to the working directory)", req.display)
+	case err != nil:
+		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, errText(err))
+	case !info.IsDir():
+		return "", toolerr.Failed(Name, "path is not a directory: %s; pass the directory that holds the file", req.display)
+	}
+	ents, err := readDir(c.FS, root)
+	if err != nil {
+		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, errText(err))
+	}
+	patterns, err := deniedPatterns(c.Config)
+	if err != nil {
+		return "", toolerr.Failed(Name, "invalid configuration: %v", err)
+	}
+
+	o, err := search(ctx, c.FS, c.Sandbox, req, newDenyMatcher(patterns), root, ents)
+	if err != nil {
+		kind := toolerr.Cancelled
+		if errors.Is(err, context.DeadlineExceeded) {
+			kind = toolerr.Timeout
+		}
+		return "", toolerr.New(kind, "search of %s stopped: %v", req.display, err)
+	}
+	elapsed := now().Sub(start).Milliseconds()
+	out, err := render(req, o, elapsed, c.EffectiveMax())
+	if err != nil {
+		return "", err
+	}
+	c.AllowTruncation = false // FR-SF-OUT-04
+	return out, nil
+}
