@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,6 +97,7 @@ run flags:
   -j N                  parallel workers
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
+  --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
   --report-json FILE    JSON report ("-" for stdout)
   --report-junit FILE   JUnit XML report
   -v                    list every ID and case
@@ -109,11 +111,11 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type runFlags struct {
-	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant string
-	run, skip                                                multi
-	jobs                                                     int
-	timeout                                                  time.Duration
-	verbose                                                  bool
+	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
+	run, skip                                                        multi
+	jobs                                                             int
+	timeout                                                          time.Duration
+	verbose                                                          bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -129,6 +131,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.junitOut, "report-junit", "", "JUnit report file")
 	fs.BoolVar(&f.verbose, "v", false, "verbose report")
 	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately broken reference (suite self-test)")
+	fs.StringVar(&f.config, "config", "", "JSON object merged over every case's config")
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -178,7 +181,7 @@ func loadData() (*data, error) {
 
 func (f *runFlags) options(d *data) (runner.Options, error) {
 	o := runner.Options{Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
-		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout}
+		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout, Config: json.RawMessage(f.config)}
 	if f.binary != "" {
 		argv, err := splitCommand(f.binary)
 		if err != nil {

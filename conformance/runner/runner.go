@@ -80,6 +80,10 @@ type Options struct {
 	Expected []Expected
 	// TempDir is where fixtures are materialized (default os.TempDir()).
 	TempDir string
+	// Config is deep-merged over every case's config object (objects merge
+	// key by key, anything else replaces): run the corpus under another
+	// configuration, e.g. {"tools":{"search_files":{"backend":"rg"}}}.
+	Config json.RawMessage
 }
 
 // Result is the verdict on one case.
@@ -183,6 +187,9 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	}
 	if opts.Mode == "" {
 		opts.Mode = ModeSession
+	}
+	if err := checkConfig(opts.Config); err != nil {
+		return nil, err
 	}
 	if opts.Mode != ModeSession && opts.Mode != ModeOneShot {
 		return nil, fmt.Errorf("--mode %q: want session or oneshot", opts.Mode)
@@ -607,7 +614,7 @@ func (r *Runner) request(c *corpus.Case, layout fixture.Layout) (fcp.Request, er
 		req.Ctx.MaxOutputBytes = c.Ctx.MaxOutputBytes
 		req.Ctx.AvailableCapacityBytes = c.Ctx.AvailableCapacityBytes
 	}
-	req.Config = expand(c.Config, layout)
+	req.Config = r.config(c, layout)
 	return req, nil
 }
 

@@ -45,7 +45,7 @@ func (r *Runner) before(c *corpus.Case, i int, st corpus.Step, l fixture.Layout,
 		args := expand(st.Call.Args, l)
 		req := fcp.Request{FCP: fcp.Version, Op: fcp.OpCall, Case: c.FullName(),
 			Call: &fcp.Call{ID: fmt.Sprintf("%s_%d", strings.ReplaceAll(c.Name, "-", "_"), i), Name: st.Call.Tool, Args: args},
-			Ctx:  &fcp.Ctx{WorkingDir: l.Root}, Config: expand(c.Config, l)}
+			Ctx:  &fcp.Ctx{WorkingDir: l.Root}, Config: r.config(c, l)}
 		resp, _, stderr, err := exchange(req)
 		if err != nil {
 			return fmt.Sprintf("%s %s: %v", where, st.Call.Tool, err), stderr
