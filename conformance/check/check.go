@@ -73,6 +73,8 @@ func Invariants(in Input) []Failure {
 		return codexInvariants(in)
 	case "read_file":
 		return readFileInvariants(in)
+	case "search_files":
+		return searchFilesInvariants(in)
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func New(opts Options) (*Reference, error) {
 		readfile.Tool{Defects: opts.Defects.ReadFile},
 		writefile.Tool{Defects: opts.Defects.WriteFile},
 		applypatch.Tool{Defects: opts.Defects.ApplyPatch},
-		searchfiles.Tool{},
+		searchfiles.New(),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("reference: building the tool registry: %w", err)

@@ -311,6 +311,7 @@ type request struct {
 	backend           string
 	fuzzyThreshold    float64
 	matcher           matcher
+	ext               *extQuery // backend rg or ugrep: what the binary runs
 }
 
 // resolve applies defaults (explicit > config > built-in) and the argument
@@ -389,6 +390,12 @@ func resolve(a args, cfg Config) (request, error) {
 		return r, err
 	}
 	r.matcher, r.foldCase = m, foldCase
+	// I-SF-21, I-SF-22: the query as the external backend runs it.
+	if r.backend != backendNative {
+		if r.ext, err = newExtQuery(r.backend, r.mode, r.query, foldCase); err != nil {
+			return r, err
+		}
+	}
 	// FR-SF-SRC-05: globs must be valid.
 	for _, g := range []struct {
 		key  string

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
+	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/tool"
 )
 
@@ -40,15 +42,27 @@ var benchQueries = []struct {
 }
 
 // BenchmarkSearchGoSrc searches the whole Go source tree with every cap
-// raised so that nothing stops the traversal early. It reports the files
-// scanned and the matches found per run.
+// raised so that nothing stops the traversal early, with each backend
+// (rg and ugrep when installed). It reports the files scanned and the
+// matches found per run.
 func BenchmarkSearchGoSrc(b *testing.B) {
 	root := goSrc(b)
 	sb := tooltest.Sandbox(b, root)
-	cfg := tooltest.Config(b, `{"search_files":{"max_results":10000000,"max_matches_per_file":10000000,
+	for _, backend := range []string{backendNative, backendRg, backendUgrep} {
+		if backend != backendNative {
+			if _, err := exec.LookPath(binaries[backend].name); err != nil {
+				continue
+			}
+		}
+		cfg := tooltest.Config(b, `{"search_files":{"backend":"`+backend+`","max_results":10000000,"max_matches_per_file":10000000,
 		"max_file_size_bytes":1073741824,"max_files":10000000,"max_depth":1000}}`)
+		benchBackend(b, backend, root, sb, cfg)
+	}
+}
+
+func benchBackend(b *testing.B, backend, root string, sb *sandbox.Sandbox, cfg config.Config) {
 	for _, q := range benchQueries {
-		b.Run(q.name, func(b *testing.B) {
+		b.Run(backend+"/"+q.name, func(b *testing.B) {
 			args := json.RawMessage(`{"path":".","respect_gitignore":false,` + q.args + `}`)
 			var o struct {
 				Returned int `json:"returned"`
@@ -61,7 +75,7 @@ func BenchmarkSearchGoSrc(b *testing.B) {
 			for b.Loop() {
 				c := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root,
 					MaxOutputBytes: 1 << 30, AvailableCapacityBytes: 1 << 30, Config: cfg}
-				out, err := Tool{}.Execute(context.Background(), args, c)
+				out, err := New().Execute(context.Background(), args, c)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -63,8 +63,12 @@ type fileGroup struct {
 // timing (I-SF-11).
 func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request, deny *denyMatcher,
 	root string, ents []dirent) (*outcome, error) {
-	order := make(chan *item, lookahead)
-	jobs := make(chan *item, lookahead)
+	ahead := lookahead
+	if req.ext != nil {
+		ahead = extLookahead
+	}
+	order := make(chan *item, ahead)
+	jobs := make(chan *item, ahead)
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
@@ -90,6 +94,10 @@ func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if req.ext != nil {
+				req.ext.worker(ctx, afs, req, perFile, jobs, stop)
+				return
+			}
 			sc := &scratch{}
 			for it := range jobs {
 				select {
@@ -121,6 +129,11 @@ merge:
 				halt()
 				wg.Wait()
 				return nil, ctx.Err()
+			}
+			if r.fatal != nil {
+				halt()
+				wg.Wait()
+				return nil, r.fatal
 			}
 			out.filesScanned++
 			if r.errMsg != "" {
@@ -184,33 +197,44 @@ var errNotRegular = errors.New("not a regular file")
 
 // scanFile reads and searches one candidate file (FR-SF-SRC-04, -07).
 func scanFile(ctx context.Context, afs afero.Fs, req *request, perFile int64, it *item, sc *scratch) fileResult {
+	buf, errMsg := readCandidate(ctx, afs, req, it, sc)
+	if buf == nil {
+		return fileResult{errMsg: errMsg}
+	}
+	return fileResult{matches: scanBuffer(buf, req.matcher, perFile, req.contextLines, sc)}
+}
+
+// readCandidate reads one candidate file into sc.buf. It returns nil and
+// the error entry's text when the file cannot be searched, nil and "" when
+// it is skipped silently (binary, or the search is cancelled).
+func readCandidate(ctx context.Context, afs afero.Fs, req *request, it *item, sc *scratch) ([]byte, string) {
 	if ctx.Err() != nil {
-		return fileResult{}
+		return nil, ""
 	}
 	f, err := afs.OpenFile(it.abs, openFlags, 0)
 	if err != nil {
-		return fileResult{errMsg: errText(err)}
+		return nil, errText(err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return fileResult{errMsg: errText(err)}
+		return nil, errText(err)
 	}
 	if !info.Mode().IsRegular() {
-		return fileResult{errMsg: errNotRegular.Error()}
+		return nil, errNotRegular.Error()
 	}
 	if info.Size() > req.maxFileSize {
-		return fileResult{errMsg: tooLarge(info.Size(), req.maxFileSize)}
+		return nil, tooLarge(info.Size(), req.maxFileSize)
 	}
 	buf, err := readSized(f, info.Size(), sc)
 	if err != nil {
-		return fileResult{errMsg: errText(err)}
+		return nil, errText(err)
 	}
 	// FR-SF-SRC-04 (I-SF-05): the scanned region is the whole file.
 	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(buf) {
-		return fileResult{}
+		return nil, ""
 	}
-	return fileResult{matches: scanBuffer(buf, req.matcher, perFile, req.contextLines, sc)}
+	return buf, ""
 }
 
 func tooLarge(size, limit int64) string {
@@ -251,7 +275,7 @@ func scanBuffer(buf []byte, m matcher, limit, contextLines int64, sc *scratch) [
 		if i := bytes.IndexByte(buf[c:], '\n'); i >= 0 {
 			le = c + i
 		}
-		text := trimCR(buf[ls:le])
+		text := lineAt(buf, ls, le)
 		sc.spans = m.find(text, int(limit-int64(len(out))), sc.spans[:0], sc)
 		if len(sc.spans) > 0 {
 			lineText := string(text)
@@ -271,6 +295,16 @@ func scanBuffer(buf []byte, m matcher, limit, contextLines int64, sc *scratch) [
 		from = le + 1
 	}
 	return out
+}
+
+// lineAt is the text of the line buf[ls:le], le being the offset of its
+// "\n" or len(buf): a CR before the "\n" is dropped, a final CR without
+// one is kept (I-SF-06).
+func lineAt(buf []byte, ls, le int) []byte {
+	if le < len(buf) {
+		return trimCR(buf[ls:le])
+	}
+	return buf[ls:le]
 }
 
 func trimCR(line []byte) []byte {
@@ -303,7 +337,7 @@ func linesAfter(buf []byte, le int, n int64) []string {
 		if i := bytes.IndexByte(buf[pos:], '\n'); i >= 0 {
 			end = pos + i
 		}
-		out = append(out, string(trimCR(buf[pos:end])))
+		out = append(out, string(lineAt(buf, pos, end)))
 		pos = end + 1
 	}
 	return out

@@ -15,16 +15,12 @@
 // afero.Fs via package fsys, so permission emulation and fault injection
 // apply.
 //
-// Backends: only the native engine searches. With backend "rg" or "ugrep"
-// the binary must be on PATH (CFG-SF-03), or the call fails with
-// ExecutionFailed; when it is, the native engine still does the search.
-//
-// TODO(issue 3, next session): the external backends: run rg and ugrep
-// (minimum-version check at startup, then the search, e.g. rg --json),
-// map their results onto the output of §3.5 with the readings I-SF-*, and
-// check them against the native engine on the corpus. Package os/exec is
-// needed for that; impl/reference's TestNoNetworkImports forbids it in
-// impl/... today and must be relaxed for this package.
+// Backends (CFG-SF-01/03): native matches in Go. With backend "rg" or
+// "ugrep" every call first checks the binary (I-SF-15); everything but the
+// matching itself (traversal, filters, reading, binary detection, limits,
+// ordering, rendering) stays in the shared code, and the binary finds the
+// exact and regex matches in the lines the shared reader read, fed on its
+// stdin in batches (I-SF-20..22, backend.go, external.go, translate.go).
 package searchfiles
 
 import (
@@ -55,8 +51,11 @@ var schema []byte
 // now is the clock elapsed_ms is measured with; tests replace it.
 var now = time.Now
 
-// Tool is the search_files executor.
-type Tool struct{}
+// Tool is the search_files executor. The zero value is ready to use; New
+// returns one that caches the backend binary's version check.
+type Tool struct {
+	bins *binChecker
+}
 
 var (
 	_ tool.Tool      = Tool{}
@@ -116,14 +115,25 @@ func prepare(raw json.RawMessage, c config.Config) (*request, error) {
 
 // Execute searches the requested directory and returns the JSON object of
 // §3.5. Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	start := now()
 	req, err := prepare(raw, c.Config)
 	if err != nil {
 		return "", err
 	}
-	if err := checkBackend(req.backend); err != nil {
+	bin, err := t.bins.checkBackend(ctx, req.backend, req.ext != nil && req.ext.pcre2) // CFG-SF-03, I-SF-15
+	if err != nil {
+		if ctx.Err() != nil {
+			kind := toolerr.Cancelled
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				kind = toolerr.Timeout
+			}
+			return "", toolerr.New(kind, "search of %s stopped: %v", req.display, ctx.Err())
+		}
 		return "", err
+	}
+	if req.ext != nil {
+		req.ext.path = bin
 	}
 	if c.Sandbox == nil {
 		return "", toolerr.Failed(Name, "no sandbox configured; the caller must build one from [tools.sandbox]")
@@ -151,6 +161,10 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	}
 
 	o, err := search(ctx, c.FS, c.Sandbox, req, newDenyMatcher(patterns), root, ents)
+	var te *toolerr.Error
+	if errors.As(err, &te) {
+		return "", te
+	}
 	if err != nil {
 		kind := toolerr.Cancelled
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -49,6 +49,7 @@ type item struct {
 type fileResult struct {
 	matches []match
 	errMsg  string // the file could not be searched
+	fatal   error  // the search cannot go on (an external backend failed)
 }
 
 // walker produces the items of one search. It runs in its own goroutine

@@ -1,0 +1,234 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// The search_files output, as SEARCH_FILES_SRD.md §3.5 defines it.
+type sfOutput struct {
+	Path            string    `json:"path"`
+	Query           string    `json:"query"`
+	Mode            string    `json:"mode"`
+	Case            string    `json:"case"`
+	Matches         []sfMatch `json:"matches"`
+	Returned        int64     `json:"returned"`
+	MaxResults      int64     `json:"max_results"`
+	Truncated       bool      `json:"truncated"`
+	TruncatedReason *string   `json:"truncated_reason"`
+	Stats           sfStats   `json:"stats"`
+	Errors          []sfError `json:"errors"`
+}
+
+type sfMatch struct {
+	Path      string   `json:"path"`
+	Line      int64    `json:"line"`
+	Column    int64    `json:"column"`
+	MatchText string   `json:"match_text"`
+	LineText  string   `json:"line_text"`
+	Before    []string `json:"before"`
+	After     []string `json:"after"`
+	Score     *float64 `json:"score"`
+}
+
+type sfStats struct {
+	FilesScanned int64 `json:"files_scanned"`
+	FilesMatched int64 `json:"files_matched"`
+	MatchesTotal int64 `json:"matches_total"`
+	ElapsedMs    int64 `json:"elapsed_ms"`
+}
+
+type sfError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+var (
+	sfTopKeys   = []string{"path", "query", "mode", "case", "matches", "returned", "max_results", "truncated", "truncated_reason", "stats", "errors"}
+	sfMatchKeys = []string{"path", "line", "column", "match_text", "line_text", "before", "after", "score"}
+	sfStatsKeys = []string{"files_scanned", "files_matched", "matches_total", "elapsed_ms"}
+	sfErrorKeys = []string{"path", "error"}
+	sfReasons   = map[string]bool{"max_results": true, "max_output_bytes": true, "max_files": true}
+)
+
+// sfParams are the effective parameters of a call: explicit args >
+// [tools.search_files] > the built-in values of CFG-SF-01's example (I-SF-02).
+type sfParams struct {
+	maxResults, maxFiles, contextLines int64
+}
+
+func sfParamsOf(in Input) sfParams {
+	a, t := in.Args, table(in.Config, "search_files")
+	return sfParams{
+		maxResults:   intOf(intOf(200, t["max_results"]), a["max_results"]),
+		maxFiles:     intOf(intOf(5000, t["max_files"]), a["max_files"]),
+		contextLines: intOf(0, a["context_lines"]),
+	}
+}
+
+// searchFilesInvariants checks every search_files response against what
+// §3.5-3.7 fix whatever the tree: canonical JSON with the §3.5 keys in order,
+// sorted matches, consistent counts and truncation fields, the output budget,
+// and matches that locate themselves in their line.
+func searchFilesInvariants(in Input) []Failure {
+	r := in.Resp
+	if r.OK == nil || !*r.OK {
+		return sfErrorInvariants(in)
+	}
+	var out []Failure
+	inv := func(msg string, ids ...string) { out = append(out, fail(KindInvariant, msg, ids...)) }
+	if r.AllowTruncation == nil || *r.AllowTruncation {
+		inv("allow_truncation must be false for search_files results", "FR-SF-OUT-04")
+	}
+	content := []byte(contentOf(r))
+	if in.ContentBytes > in.Ctx.EffectiveMax() {
+		inv(fmt.Sprintf("output is %d bytes, over effective_max %d", in.ContentBytes, in.Ctx.EffectiveMax()), "FR-SF-OUT-03")
+	}
+	if !json.Valid(content) {
+		inv("content is not valid JSON: "+clip(string(content), 200), "NFR-SF-REL-01")
+		return out
+	}
+	if !utf8.Valid(content) {
+		inv("content is not valid UTF-8", "NFR-SF-REL-02", "T-SF-08")
+	}
+	for _, m := range canonicalProblems(content) {
+		inv(m, "NFR-SF-REL-01")
+	}
+	var rawTop map[string]json.RawMessage
+	if err := json.Unmarshal(content, &rawTop); err != nil {
+		inv("content is not a JSON object", "NFR-SF-REL-01")
+		return out
+	}
+	if m := keyProblems(content, sfTopKeys); m != "" {
+		inv("top-level object: "+m, "NFR-SF-REL-01")
+	}
+	for _, k := range nullProblems(rawTop, "path", "query", "mode", "case", "matches", "returned", "max_results", "truncated", "stats", "errors") {
+		inv("top-level "+k, "NFR-SF-REL-01")
+	}
+	if m := keyProblems(rawTop["stats"], sfStatsKeys); m != "" {
+		inv("stats: "+m, "NFR-SF-REL-01")
+	}
+	var rawMatches, rawErrors []json.RawMessage
+	_ = json.Unmarshal(rawTop["matches"], &rawMatches)
+	_ = json.Unmarshal(rawTop["errors"], &rawErrors)
+	for i, m := range rawMatches {
+		if p := keyProblems(m, sfMatchKeys); p != "" {
+			inv(fmt.Sprintf("matches[%d]: %s", i, p), "NFR-SF-REL-01")
+		}
+	}
+	for i, e := range rawErrors {
+		if p := keyProblems(e, sfErrorKeys); p != "" {
+			inv(fmt.Sprintf("errors[%d]: %s", i, p), "FR-SF-ERR-04")
+		}
+	}
+	var o sfOutput
+	if err := json.Unmarshal(content, &o); err != nil {
+		inv("a field has the wrong type: "+err.Error(), "NFR-SF-REL-01")
+		return out
+	}
+	p := sfParamsOf(in)
+
+	if o.Returned != int64(len(o.Matches)) {
+		inv(fmt.Sprintf("returned is %d but matches has %d elements", o.Returned, len(o.Matches)), "NFR-SF-REL-01")
+	}
+	switch {
+	case !o.Truncated && o.TruncatedReason != nil:
+		inv(fmt.Sprintf("truncated=false but truncated_reason=%q (must be null)", *o.TruncatedReason), "FR-SF-SRC-08", "FR-SF-OUT-05")
+	case o.Truncated && o.TruncatedReason == nil:
+		inv("truncated=true but truncated_reason is null", "FR-SF-SRC-08", "FR-SF-OUT-05")
+	case o.Truncated && !sfReasons[*o.TruncatedReason]:
+		inv(fmt.Sprintf("truncated_reason %q is not max_results, max_output_bytes or max_files", *o.TruncatedReason), "FR-SF-SRC-08")
+	case o.Truncated && *o.TruncatedReason == "max_results" && o.Returned != p.maxResults:
+		inv(fmt.Sprintf("truncated for max_results but returned %d matches, not max_results=%d", o.Returned, p.maxResults), "FR-SF-SRC-08")
+	}
+	if o.MaxResults != p.maxResults {
+		inv(fmt.Sprintf("max_results is %d, want the effective value %d", o.MaxResults, p.maxResults), "CFG-SF-02")
+	}
+	if int64(len(o.Matches)) > p.maxResults || o.Stats.MatchesTotal > p.maxResults {
+		inv(fmt.Sprintf("%d matches returned (%d total), more than max_results=%d", len(o.Matches), o.Stats.MatchesTotal, p.maxResults), "FR-SF-SRC-08", "NFR-SF-PERF-01")
+	}
+	if o.Stats.FilesScanned > p.maxFiles {
+		inv(fmt.Sprintf("files_scanned %d is over max_files=%d", o.Stats.FilesScanned, p.maxFiles), "NFR-SF-PERF-01")
+	}
+	if o.Stats.MatchesTotal < o.Returned || (o.Stats.MatchesTotal != o.Returned && (o.TruncatedReason == nil || *o.TruncatedReason != "max_output_bytes")) {
+		inv(fmt.Sprintf("matches_total %d vs returned %d: they differ only when truncated for max_output_bytes", o.Stats.MatchesTotal, o.Returned), "FR-SF-OUT-05")
+	}
+	if o.Stats.FilesMatched > o.Stats.FilesScanned || o.Stats.FilesMatched > o.Stats.MatchesTotal || o.Stats.ElapsedMs < 0 {
+		inv(fmt.Sprintf("stats are inconsistent: %+v", o.Stats), "NFR-SF-REL-01")
+	}
+	if want := normalizePath(strOf(in.Args["path"])); o.Path != want {
+		inv(fmt.Sprintf("path is %q, want the normalized request path %q", o.Path, want), "NFR-SF-PORT-01")
+	}
+	if q, ok := in.Args["query"].(string); ok && o.Query != q {
+		inv(fmt.Sprintf("query is %q, want the query as sent %q", o.Query, q), "NFR-SF-REL-01")
+	}
+	modeID := map[string]string{"regex": "FR-SF-SRC-02", "fuzzy": "FR-SF-SRC-03"}[o.Mode]
+	if modeID == "" {
+		modeID = "FR-SF-SRC-01"
+	}
+	for i, m := range o.Matches {
+		where := fmt.Sprintf("matches[%d] %s:%d:%d", i, m.Path, m.Line, m.Column)
+		if i > 0 {
+			prev := o.Matches[i-1]
+			if prev.Path > m.Path || (prev.Path == m.Path && (prev.Line > m.Line || (prev.Line == m.Line && prev.Column > m.Column))) {
+				inv(fmt.Sprintf("%s comes after %s:%d:%d: matches must be ordered by path, line, column", where, prev.Path, prev.Line, prev.Column), "FR-SF-OUT-01")
+			}
+		}
+		if m.Line < 1 || m.Column < 1 {
+			inv(where+": line and column are 1-based", "FR-SF-OUT-01")
+			continue
+		}
+		if c := int(m.Column - 1); c > len(m.LineText) || !strings.HasPrefix(m.LineText[c:], m.MatchText) {
+			inv(fmt.Sprintf("%s: match_text %q is not at byte column %d of line_text", where, clip(m.MatchText, 60), m.Column), modeID)
+		}
+		if strings.ContainsRune(m.LineText, '\n') {
+			inv(where+": line_text holds a line feed: matching is per line", modeID)
+		}
+		if strings.HasPrefix(m.Path, "/") || m.Path == "" {
+			inv(where+": path must be relative to the requested root", "NFR-SF-PORT-01")
+		}
+		if int64(len(m.Before)) > p.contextLines || int64(len(m.After)) > p.contextLines {
+			inv(fmt.Sprintf("%s: %d before and %d after lines, over context_lines=%d", where, len(m.Before), len(m.After), p.contextLines), modeID)
+		}
+		if int64(len(m.Before)) > m.Line-1 {
+			inv(fmt.Sprintf("%s: %d before lines on line %d", where, len(m.Before), m.Line), modeID)
+		}
+		if (o.Mode == "fuzzy") != (m.Score != nil) {
+			inv(fmt.Sprintf("%s: score must be a number in fuzzy mode and null otherwise", where), "FR-SF-SRC-03")
+		}
+		if m.Score != nil && (*m.Score < 0 || *m.Score > 1) {
+			inv(fmt.Sprintf("%s: score %v outside 0..1", where, *m.Score), "FR-SF-SRC-03", "CFG-SF-04")
+		}
+	}
+	for i, e := range o.Errors {
+		if strings.TrimSpace(e.Error) == "" {
+			inv(fmt.Sprintf("errors[%d] %q has an empty message", i, e.Path), "FR-SF-ERR-04")
+		}
+		if i > 0 && o.Errors[i-1].Path > e.Path {
+			inv(fmt.Sprintf("errors[%d] %q sorts before %q", i, e.Path, o.Errors[i-1].Path), "FR-SF-OUT-02")
+		}
+	}
+	return out
+}
+
+func sfErrorInvariants(in Input) []Failure {
+	e := in.Resp.Error
+	if e == nil {
+		return nil
+	}
+	var out []Failure
+	if strings.TrimSpace(e.Message) == "" {
+		out = append(out, fail(KindInvariant, e.Kind+" has an empty message: errors need a clear message", "FR-SF-ERR-01"))
+	}
+	if e.Kind == "SandboxViolation" && e.Denial == nil {
+		out = append(out, fail(KindInvariant, "SandboxViolation without a denial reason", "FR-SF-ERR-02"))
+	}
+	return out
+}
+
+func strOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
