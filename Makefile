@@ -2,7 +2,7 @@
 GO ?= go
 BINARY ?=
 # The specification documents that have a catalog in spec/catalog/.
-SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md
+SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md SEARCH_FILES_SRD.md
 
 .PHONY: help test conform golden fixtures spec-check lint bench clean
 
