@@ -1,7 +1,9 @@
 # forge-conform: common tasks. `make help` lists them.
 GO ?= go
 BINARY ?=
-# The specification documents that have a catalog in spec/catalog/.
+# The specification documents (SRDs) are inputs you supply: SEEDS_DIR holds
+# the ones that have a catalog in spec/catalog/.
+SEEDS_DIR ?= ../shared/seeds
 SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md SEARCH_FILES_SRD.md
 
 .PHONY: help test conform golden fixtures spec-check lint bench clean
@@ -11,7 +13,7 @@ help:
 	@echo "make conform     run the suite against the built-in reference (BINARY='cmd args' for another implementation)"
 	@echo "make golden      regenerate golden/ from the reference, then review git diff golden/"
 	@echo "make fixtures    materialize every fixture under ./_fixtures for inspection"
-	@echo "make spec-check  diff the catalogs against ../shared/seeds"
+	@echo "make spec-check  diff the catalogs against the SRDs in SEEDS_DIR (default ../shared/seeds)"
 	@echo "make lint        gofmt + go vet"
 	@echo "make bench       benchmarks (corpus through the protocol, tools, sandbox, fixtures)"
 
@@ -33,7 +35,9 @@ fixtures:
 	$(GO) run ./scripts/gen-fixtures -out _fixtures
 
 spec-check:
-	$(GO) run ./cmd/forge-conform spec check $(addprefix --srd ../shared/seeds/,$(SEEDS))
+	@if [ ! -d "$(SEEDS_DIR)" ]; then \
+		echo "spec-check: SEEDS_DIR=$(SEEDS_DIR) is not a directory: pass the folder holding the SRDs ($(SEEDS)), e.g. make spec-check SEEDS_DIR=path/to/seeds"; exit 2; fi
+	$(GO) run ./cmd/forge-conform spec check $(addprefix --srd $(SEEDS_DIR)/,$(SEEDS))
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

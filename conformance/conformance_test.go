@@ -9,28 +9,34 @@ package conformance_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
+	"github.com/forge-conform/forge-conform/impl/inproc"
+	"github.com/forge-conform/forge-conform/impl/mutants"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
-	"github.com/forge-conform/forge-conform/impl/tools/listdir"
-	"github.com/forge-conform/forge-conform/impl/tools/readfile"
-	"github.com/forge-conform/forge-conform/impl/tools/writefile"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
 	"github.com/forge-conform/forge-conform/spec"
+	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
 func TestConformance(t *testing.T) {
@@ -89,8 +95,22 @@ var _ = Describe("conformance", func() {
 	type target struct {
 		name   string
 		binary []string
+		// policies of the in-process reference; policyCases runs only the
+		// cases that name a policy (the others ran on the first target).
+		policies    map[string]string
+		policyCases bool
 	}
 	targets := []target{{name: "reference in-process"}}
+	// Every value of every policy, so that each policy case runs on a
+	// reference that declares its value.
+	for k, vals := range fcp.PolicyValues() {
+		for _, v := range vals {
+			if v != reference.DefaultPolicies()[k] {
+				targets = append(targets, target{name: "reference in-process, policy " + k + "=" + v,
+					policies: map[string]string{k: v}, policyCases: true})
+			}
+		}
+	}
 	if bin := os.Getenv("FORGE_CONFORM_BINARY"); bin != "" {
 		targets = append(targets, target{name: "binary " + bin, binary: strings.Fields(bin)})
 	}
@@ -100,6 +120,9 @@ var _ = Describe("conformance", func() {
 			BeforeAll(func(ctx SpecContext) {
 				opts := data.options()
 				opts.Binary = tgt.binary
+				if len(tgt.binary) == 0 {
+					opts.Target = inProcess(reference.Options{Policies: tgt.policies})
+				}
 				var err error
 				r, err = runner.New(context.Background(), opts)
 				Expect(err).NotTo(HaveOccurred())
@@ -109,6 +132,9 @@ var _ = Describe("conformance", func() {
 				}
 			})
 			for _, c := range data.corpus.Cases {
+				if tgt.policyCases && len(c.Policy) == 0 {
+					continue
+				}
 				It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
 					res := r.RunCase(ctx, c)
 					if res.Status == runner.Skipped {
@@ -181,6 +207,9 @@ var _ = Describe("traceability", func() {
 		want := map[string]bool{}
 		var missing, stale []string
 		for _, c := range data.corpus.Cases {
+			if c.Durable() {
+				continue // no golden: see corpus.Case.Durable
+			}
 			name := c.Spec + "/" + c.Name + ".golden"
 			want[name] = true
 			if _, err := fs.Stat(golden.FS, name); err != nil {
@@ -212,71 +241,337 @@ var _ = Describe("traceability", func() {
 	})
 })
 
-// The mutants: one deliberate defect each. The suite must fail each one,
-// and the failures must name the requirement the defect breaks. IDs are
-// "spec:ID": a bare ID is ambiguous across catalogs (C-01 is in two).
-var _ = Describe("mutants", func() {
+// The mutants (impl/mutants): one deliberate defect each. Each runs the
+// cases of the specs it breaks that can see the defect (those that call a
+// tool the mutant changes; every other case gets the reference's answers,
+// which the conformance specs above check), and the blame must be exact
+// both ways: the IDs the defect breaks fail, and every other ID of those
+// specs passes (or is skipped, uncovered, untestable: anything but failed
+// or errored). IDs are "spec:ID": a bare ID is ambiguous across catalogs
+// (C-01 is in two). The runs share one set of read-only fixtures.
+var _ = Describe("mutants", Ordered, ContinueOnFailure, func() {
 	data := load()
-	DescribeTable("the suite catches",
-		func(ctx SpecContext, d reference.Defects, mustFail []string) {
-			opts := data.options()
-			opts.Defects = d
-			opts.Jobs = 2
-			r, err := runner.New(context.Background(), opts)
-			Expect(err).NotTo(HaveOccurred())
-			defer r.Close()
-			run := r.RunAll(ctx)
-			Expect(run.OK()).To(BeFalse(), "the mutant passed every case")
-			failed := map[string]bool{}
-			for _, ir := range run.IDs {
-				if ir.Status == runner.Failed {
-					failed[ir.Spec+":"+ir.ID] = true
-				}
+	var runs *mutantRuns
+	BeforeAll(func() {
+		layouts, err := runner.NewLayouts("")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(layouts.Close)
+		// The runs wait on timeouts, sleeps and child processes more than
+		// they compute: they start here, a few at a time, and each spec
+		// below waits for its own. Only the mutants whose specs will run
+		// start (Ginkgo's focus, skip and label filters).
+		var will []mutants.Mutant
+		for _, m := range mutants.All() {
+			if willRun(mutantText(m), bareIDs(m.Breaks)) {
+				will = append(will, m)
 			}
-			for _, id := range mustFail {
+		}
+		runs = startMutants(data, layouts, will, 3)
+		DeferCleanup(runs.stop)
+	})
+	for _, m := range mutants.All() {
+		// Labelled with the bare IDs it breaks, so that a label filter on
+		// an ID runs its case specs and the mutants that must catch it.
+		It(mutantText(m), Label(bareIDs(m.Breaks)...), func(ctx SpecContext) {
+			for _, id := range m.Breaks {
 				Expect(id).To(MatchRegexp(`^[a-z0-9_]+:[A-Z]`), "qualify the ID with its catalog")
 				Expect(data.specs.Catalogs).To(HaveKey(strings.SplitN(id, ":", 2)[0]), "unknown catalog in %s", id)
-				Expect(failed).To(HaveKey(id), "the mutant should fail %s", id)
 			}
-		},
-		Entry("following symlinks", ld(listdir.Defects{FollowSymlinks: true}), ids("list_directory", "FR-LD-VAL-09", "NFR-LD-SEC-03", "T-LD-08", "LD-ENT-01")),
-		Entry("breadth-first traversal", ld(listdir.Defects{BreadthFirst: true}), ids("list_directory", "FR-LD-LST-05", "T-LD-05")),
-		Entry("a wrong truncated_reason", ld(listdir.Defects{WrongTruncatedReason: true}), ids("list_directory", "FR-LD-OUT-07", "T-LD-14")),
-		Entry("HTML escaping", ld(listdir.Defects{HTMLEscape: true}), ids("list_directory", "FR-LD-OUT-02a")),
-		Entry("an off-by-one budget", ld(listdir.Defects{BudgetOffByOne: true}), ids("list_directory", "FR-LD-OUT-03", "T-LD-13", "T-LD-06")),
-		Entry("traversing hidden dirs", ld(listdir.Defects{TraverseHidden: true}), ids("list_directory", "FR-LD-LST-06", "T-LD-11")),
-
-		Entry("read_file sniffing the whole file", reference.Defects{ReadFile: readfile.Defects{SniffWholeFile: true}},
-			ids("tool_executor", "RF-SNIFF-01")),
-		Entry("read_file not clamping end_line at EOF", reference.Defects{ReadFile: readfile.Defects{NoRangeEndClamp: true}},
-			ids("tool_executor", "T-READ-01", "FR-TOOL-READ-01")),
-		Entry("read_file not recording reads", reference.Defects{ReadFile: readfile.Defects{NoCacheRecord: true}},
-			ids("tool_executor", "FR-TOOL-PATCH-02c")),
-		Entry("read_file binary output over budget", reference.Defects{ReadFile: readfile.Defects{BinaryOverBudget: true}},
-			ids("tool_executor", "FR-TOOL-READ-01b")),
-		Entry("write_file overwriting", reference.Defects{WriteFile: writefile.Defects{Overwrite: true}},
-			ids("write_file", "FR-WR-03", "T-WR-02")),
-		Entry("write_file following a symlink", reference.Defects{WriteFile: writefile.Defects{FollowSymlink: true}},
-			ids("write_file", "WR-SYMLINK-01", "FR-WR-03")),
-		Entry("apply_patch skipping the stale check", reference.Defects{ApplyPatch: applypatch.Defects{SkipStaleCheck: true}},
-			ids("tool_executor", "FR-TOOL-PATCH-02a", "FR-TOOL-PATCH-02b")),
-		Entry("apply_patch writing non-atomically", reference.Defects{ApplyPatch: applypatch.Defects{NonAtomic: true}},
-			ids("tool_executor", "T-PATCH-01", "FR-TOOL-PATCH-01a")),
-		Entry("apply_patch adding a newline on create", reference.Defects{ApplyPatch: applypatch.Defects{TrailingNewlineOnCreate: true}},
-			append(ids("tool_executor", "AP-MISSING-01"), ids("lp1", "LP1-NL-08")...)),
-		Entry("apply_patch counting occurrences from the end", reference.Defects{ApplyPatch: applypatch.Defects{OccFromEnd: true}},
-			ids("lp1", "LP1-SEM-06")),
-	)
+			run, err := runs.wait(ctx, m)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(run.OK()).To(BeFalse(), "the mutant passed every case")
+			var got []string
+			for _, ir := range run.IDs {
+				if (ir.Status == runner.Failed || ir.Status == runner.Errored) && contains(m.Specs, ir.Spec) {
+					got = append(got, ir.Spec+":"+ir.ID)
+				}
+			}
+			want := append([]string(nil), m.Breaks...)
+			slices.Sort(want)
+			slices.Sort(got)
+			Expect(got).To(Equal(want), "failed or errored IDs of %v (the defect must fail exactly the IDs it breaks)\n%s",
+				m.Specs, blame(run, m.Specs))
+		})
+	}
 })
 
-// ld is a list_directory mutant.
-func ld(d listdir.Defects) reference.Defects { return reference.Defects{ListDir: d} }
+// mutantText is the text of a mutant's spec.
+func mutantText(m mutants.Mutant) string { return "catches " + m.Name + ": " + m.Doc }
 
-// ids qualifies bare IDs of one catalog: "spec:ID".
-func ids(spec string, bare ...string) []string {
-	out := make([]string, len(bare))
-	for i, id := range bare {
-		out[i] = spec + ":" + id
+// willRun predicts whether Ginkgo runs the spec "mutants <text>" with
+// labels, from the suite's focus, skip and label filters. File filters
+// are not predicted: with them every mutant counts as running.
+func willRun(text string, labels []string) bool {
+	cfg, _ := GinkgoConfiguration()
+	full := "forge-conform mutants " + text
+	if f := strings.Join(cfg.FocusStrings, "|"); f != "" {
+		if re, err := regexp.Compile(f); err == nil && !re.MatchString(full) {
+			return false
+		}
+	}
+	if sk := strings.Join(cfg.SkipStrings, "|"); sk != "" {
+		if re, err := regexp.Compile(sk); err == nil && re.MatchString(full) {
+			return false
+		}
+	}
+	if cfg.LabelFilter != "" {
+		if lf, err := types.ParseLabelFilter(cfg.LabelFilter); err == nil && !lf(labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// mutantRuns are the mutant runs started in the background.
+type mutantRuns struct {
+	data    suiteData
+	layouts *runner.Layouts
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	done    map[string]*mutantRun
+}
+
+type mutantRun struct {
+	done chan struct{}
+	run  *runner.Run
+	err  error
+}
+
+// startMutants runs ms, at most n at a time, in their order.
+func startMutants(data suiteData, layouts *runner.Layouts, ms []mutants.Mutant, n int) *mutantRuns {
+	ctx, cancel := context.WithCancel(context.Background())
+	rs := &mutantRuns{data: data, layouts: layouts, cancel: cancel, done: map[string]*mutantRun{}}
+	queue := make(chan mutants.Mutant, len(ms))
+	for _, m := range ms {
+		rs.done[m.Name] = &mutantRun{done: make(chan struct{})}
+		queue <- m
+	}
+	close(queue)
+	for range n {
+		rs.wg.Add(1)
+		go func() {
+			defer rs.wg.Done()
+			for m := range queue {
+				mr := rs.done[m.Name]
+				mr.run, mr.err = runMutant(ctx, data, layouts, m)
+				close(mr.done)
+			}
+		}()
+	}
+	return rs
+}
+
+// wait returns m's run, running it now if it was not started.
+func (rs *mutantRuns) wait(ctx context.Context, m mutants.Mutant) (*runner.Run, error) {
+	mr, ok := rs.done[m.Name]
+	if !ok {
+		return runMutant(ctx, rs.data, rs.layouts, m)
+	}
+	select {
+	case <-mr.done:
+		return mr.run, mr.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// stop cancels the runs no spec waits for and waits for them to end.
+func (rs *mutantRuns) stop() {
+	rs.cancel()
+	rs.wg.Wait()
+}
+
+// runMutant runs the cases that can see m's defect on m.
+func runMutant(ctx context.Context, data suiteData, layouts *runner.Layouts, m mutants.Mutant) (*runner.Run, error) {
+	opts := data.options()
+	if m.Process {
+		bin, err := buildRefBinary()
+		if err != nil {
+			return nil, err
+		}
+		opts.Binary = append(bin, "--mutant", m.Name)
+	} else {
+		t, err := inproc.New(m.Options)
+		if err != nil {
+			return nil, fmt.Errorf("mutant %s in-process: %w", m.Name, err)
+		}
+		opts.Target = t
+	}
+	opts.Jobs = 2
+	opts.Layouts = layouts
+	opts.Select = seeing(data.corpus, m.Specs, m.Tools())
+	if len(m.Run) > 0 {
+		opts.Select = &runner.Selector{Run: m.Run}
+	}
+	r, err := runner.New(context.Background(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("mutant %s: %w", m.Name, err)
+	}
+	defer r.Close()
+	return r.RunAll(ctx), nil
+}
+
+// seeing selects the cases of specs that can see a defect of tools: the
+// calls of one of them, directly or in a before step, and ops that may run
+// tools (definitions and summary do not). No tools: every case of specs.
+func seeing(c *corpus.Corpus, specs, tools []string) *runner.Selector {
+	sel := &runner.Selector{}
+	if len(tools) == 0 {
+		for _, s := range specs {
+			sel.Run = append(sel.Run, s+"/*")
+		}
+		return sel
+	}
+	escape := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	for _, cs := range c.Cases {
+		if !contains(specs, cs.Spec) || cs.Op == "definitions" || cs.Op == "summary" {
+			continue
+		}
+		calls := contains(tools, cs.Tool) || (cs.Op != "call" && cs.Op != "turn")
+		if cs.Op == "turn" {
+			calls = turnCalls(cs.Turn, tools)
+		}
+		for _, st := range cs.Before {
+			calls = calls || (st.Call != nil && contains(tools, st.Call.Tool))
+		}
+		if calls {
+			sel.Run = append(sel.Run, escape.Replace(cs.FullName()))
+		}
+	}
+	if len(sel.Run) == 0 {
+		sel.Run = []string{"-"} // no case can see it: select none
+	}
+	return sel
+}
+
+// turnCalls reports whether a turn's scripted models (the turn's and its
+// recover steps') call one of tools: a mutant wraps only a tool's Execute,
+// so a turn that never calls the tool cannot see it. A script it cannot
+// read counts as calling them.
+func turnCalls(t *corpus.TurnSpec, tools []string) bool {
+	if t == nil {
+		return true
+	}
+	models := []json.RawMessage{t.Model}
+	for _, st := range t.Recover {
+		models = append(models, st.Model)
+	}
+	for _, m := range models {
+		if len(m) == 0 {
+			continue
+		}
+		var script []fcp.ModelResponse
+		if err := json.Unmarshal(m, &script); err != nil {
+			return true
+		}
+		for _, resp := range script {
+			for _, call := range resp.ToolCalls {
+				if contains(tools, call.Name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// The durability cases crash the implementation's process (PROTOCOL.md
+// §10), which the in-process reference has not: they run here through
+// FCP/1 on `forge-conform ref`, built for the test.
+var _ = Describe("durability through FCP/1", Ordered, func() {
+	data := load()
+	var r *runner.Runner
+	BeforeAll(func() {
+		opts := data.options()
+		opts.Binary = refBinary()
+		opts.Select = &runner.Selector{Run: []string{"tool_executor/turn-durable-*"}}
+		var err error
+		r, err = runner.New(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(r.Close)
+	})
+	for _, c := range data.corpus.Cases {
+		if !c.Durable() {
+			continue
+		}
+		It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
+			res := r.RunCase(ctx, c)
+			Expect(res.Status).To(Equal(runner.Passed), explain(res))
+		})
+	}
+})
+
+var (
+	refBinOnce sync.Once
+	refBinPath string
+	refBinErr  error
+)
+
+// refBinary builds forge-conform once into a world-searchable temp dir (a
+// root runner runs it as nobody) and returns the argv that serves the
+// reference.
+func refBinary() []string {
+	bin, err := buildRefBinary()
+	Expect(err).NotTo(HaveOccurred())
+	return bin
+}
+
+// buildRefBinary is refBinary for use outside a spec.
+func buildRefBinary() ([]string, error) {
+	refBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fc-suite-bin-")
+		if err == nil {
+			err = os.Chmod(dir, 0o755)
+		}
+		if err != nil {
+			refBinErr = err
+			return
+		}
+		refBinPath = filepath.Join(dir, "forge-conform")
+		out, err := exec.Command("go", "build", "-o", refBinPath, "github.com/forge-conform/forge-conform/cmd/forge-conform").CombinedOutput()
+		if err != nil {
+			refBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if refBinErr != nil {
+		return nil, refBinErr
+	}
+	return []string{refBinPath, "ref"}, nil
+}
+
+// inProcess is the reference in-process, built with opts.
+func inProcess(opts reference.Options) runner.Target {
+	t, err := inproc.New(opts)
+	Expect(err).NotTo(HaveOccurred())
+	return t
+}
+
+// blame lists, for a mutant's failure message, each failing case with the
+// IDs its failures name.
+func blame(run *runner.Run, specs []string) string {
+	var b strings.Builder
+	for _, res := range run.Results {
+		if res == nil || !contains(specs, res.Case.Spec) || (res.Status != runner.Failed && res.Status != runner.Errored) {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s %s:", res.Status, res.Case.FullName())
+		for _, f := range res.Failures {
+			fmt.Fprintf(&b, " %s%v", f.Kind, f.IDs)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// bareIDs drops the catalog of "spec:ID" references (Ginkgo labels cannot
+// hold ':').
+func bareIDs(refs []string) []string {
+	var out []string
+	for _, r := range refs {
+		_, id, _ := strings.Cut(r, ":")
+		if !contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
 }

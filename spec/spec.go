@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -72,7 +73,33 @@ type Set struct {
 	Catalogs map[string]*Catalog
 	// Interpretations lists the I-* numbers defined in INTERPRETATIONS.md.
 	Interpretations map[string]string
+	// Classes holds each interpretation's class, read from its "Class:"
+	// line; an interpretation without one is absent here (a test of the
+	// embedded document requires every one to have it).
+	Classes map[string]Class
 }
+
+// Class says how an interpretation relates to the SRD text (the rule at the
+// top of INTERPRETATIONS.md), and so what its cases may assert.
+type Class string
+
+// The classes of interpretation.
+const (
+	// ClassForced: the text decides it; cases assert it exactly.
+	ClassForced Class = "forced"
+	// ClassAllowed: one of several readings the text allows; the reference
+	// implements it, cases accept every allowed reading (any_of, words).
+	ClassAllowed Class = "allowed"
+	// ClassDeclared: implementation-defined; the implementation declares
+	// its choice in hello's policies and only the matching cases run.
+	ClassDeclared Class = "declared"
+	// ClassConflict: two sentences of the SRD disagree; cases accept both
+	// sides and reports name the conflict.
+	ClassConflict Class = "conflict"
+)
+
+// Classes lists the valid classes.
+func Classes() []Class { return []Class{ClassForced, ClassAllowed, ClassDeclared, ClassConflict} }
 
 // Names returns the spec names, sorted.
 func (s *Set) Names() []string {
@@ -84,26 +111,17 @@ func (s *Set) Names() []string {
 	return out
 }
 
-// ForTool returns the catalog whose spec covers the tool, or nil.
-func (s *Set) ForTool(tool string) *Catalog {
-	for _, c := range s.Catalogs {
-		for _, t := range c.Tools {
-			if t == tool {
-				return c
-			}
-		}
-	}
-	return nil
-}
-
-var interpretationHeading = regexp.MustCompile(`(?m)^### (I-[A-Z]+-\d+) (.+)$`)
+var (
+	interpretationHeading = regexp.MustCompile(`(?m)^### (I-[A-Z]+-\d+) (.+)$`)
+	classLine             = regexp.MustCompile(`(?m)^Class: ([a-z]+)\b`)
+)
 
 // Load reads the embedded catalogs.
 func Load() (*Set, error) { return LoadFS(Files) }
 
 // LoadFS reads catalog/*.json and INTERPRETATIONS.md from fsys.
 func LoadFS(fsys fs.FS) (*Set, error) {
-	set := &Set{Catalogs: map[string]*Catalog{}, Interpretations: map[string]string{}}
+	set := &Set{Catalogs: map[string]*Catalog{}, Interpretations: map[string]string{}, Classes: map[string]Class{}}
 	names, err := fs.Glob(fsys, "catalog/*.json")
 	if err != nil {
 		return nil, err
@@ -123,11 +141,39 @@ func LoadFS(fsys fs.FS) (*Set, error) {
 		set.Catalogs[c.Spec] = c
 	}
 	if md, err := fs.ReadFile(fsys, "INTERPRETATIONS.md"); err == nil {
-		for _, m := range interpretationHeading.FindAllSubmatch(md, -1) {
-			set.Interpretations[string(m[1])] = string(m[2])
-		}
+		errs = append(errs, parseInterpretations(md, set))
 	}
 	return set, errors.Join(errs...)
+}
+
+// parseInterpretations reads the headings of INTERPRETATIONS.md and the
+// "Class: <class>" line of each entry (the first such line between its
+// heading and the next).
+func parseInterpretations(md []byte, set *Set) error {
+	heads := interpretationHeading.FindAllSubmatchIndex(md, -1)
+	var errs []error
+	for i, h := range heads {
+		id := string(md[h[2]:h[3]])
+		set.Interpretations[id] = string(md[h[4]:h[5]])
+		end := len(md)
+		if i+1 < len(heads) {
+			end = heads[i+1][0]
+		}
+		if next := bytes.Index(md[h[1]:end], []byte("\n## ")); next >= 0 {
+			end = h[1] + next
+		}
+		m := classLine.FindSubmatch(md[h[1]:end])
+		if m == nil {
+			continue
+		}
+		c := Class(m[1])
+		if !slices.Contains(Classes(), c) {
+			errs = append(errs, fmt.Errorf("INTERPRETATIONS.md: %s has class %q (want forced, allowed, declared or conflict)", id, c))
+			continue
+		}
+		set.Classes[id] = c
+	}
+	return errors.Join(errs...)
 }
 
 func parseCatalog(name string, data []byte) (*Catalog, error) {

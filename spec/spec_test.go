@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -124,12 +125,6 @@ func TestSetLookups(t *testing.T) {
 	if d := cmp.Diff([]string{"list_directory", "write_file"}, set.Names()); d != "" {
 		t.Errorf("Names differ (-want +got):\n%s", d)
 	}
-	for tool, want := range map[string]string{"list_directory": "list_directory", "write_file_v2": "write_file", "nope": ""} {
-		got := set.ForTool(tool)
-		if (got == nil) != (want == "") || (got != nil && got.Spec != want) {
-			t.Errorf("ForTool(%q) = %v, want %q", tool, got, want)
-		}
-	}
 	cat := set.Catalogs["list_directory"]
 	if r, ok := cat.Lookup("LD-ENT-01"); !ok || r.Origin != "derived" {
 		t.Errorf("Lookup(LD-ENT-01) = %+v, %v", r, ok)
@@ -154,7 +149,7 @@ const goodCatalog = `{
 func TestLoadFS(t *testing.T) {
 	set, err := spec.LoadFS(fstest.MapFS{
 		"catalog/x.json":     {Data: []byte(goodCatalog)},
-		"INTERPRETATIONS.md": {Data: []byte("# Interpretations\n\n### I-X-01 First reading\ntext\n### I-X-02 Second reading\n## I-X-03 not a heading level we read\n")},
+		"INTERPRETATIONS.md": {Data: []byte("# Interpretations\n\n### I-X-01 First reading\nClass: forced.\ntext\n### I-X-02 Second reading\ntext\n## I-X-03 not a heading level we read\nClass: conflict\n### I-X-04 Third\n\nClass: declared (policies.x)\n")},
 	})
 	if err != nil {
 		t.Fatalf("LoadFS: %v", err)
@@ -163,8 +158,14 @@ func TestLoadFS(t *testing.T) {
 	if c == nil || c.Document != "X.md" || len(c.Requirements) != 3 || c.Requirements[1].Verified != "build matrix" {
 		t.Fatalf("catalog x = %+v", c)
 	}
-	if d := cmp.Diff(map[string]string{"I-X-01": "First reading", "I-X-02": "Second reading"}, set.Interpretations); d != "" {
+	if d := cmp.Diff(map[string]string{"I-X-01": "First reading", "I-X-02": "Second reading", "I-X-04": "Third"}, set.Interpretations); d != "" {
 		t.Errorf("Interpretations differ (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]spec.Class{"I-X-01": spec.ClassForced, "I-X-04": spec.ClassDeclared}, set.Classes); d != "" {
+		t.Errorf("Classes differ (-want +got):\n%s", d)
+	}
+	if _, err := spec.LoadFS(fstest.MapFS{"INTERPRETATIONS.md": {Data: []byte("### I-X-01 A\nClass: guessed\n")}}); err == nil || !strings.Contains(err.Error(), `I-X-01 has class "guessed"`) {
+		t.Errorf("an unknown class: error %v", err)
 	}
 
 	noInterp, err := spec.LoadFS(fstest.MapFS{"catalog/x.json": {Data: []byte(goodCatalog)}})
@@ -232,15 +233,28 @@ func TestEmbeddedCatalogs(t *testing.T) {
 			t.Errorf("no embedded catalog %q (have %v)", name, set.Names())
 		}
 	}
-	if c := set.ForTool("list_directory"); c == nil || c.Spec != "list_directory" {
-		t.Errorf("ForTool(list_directory) = %v", c)
-	}
-	if c := set.ForTool("list_dir"); c == nil || c.Spec != "codex_list_dir" {
-		t.Errorf("ForTool(list_dir) = %v", c)
+	for spec, tool := range map[string]string{"list_directory": "list_directory", "codex_list_dir": "list_dir"} {
+		if c := set.Catalogs[spec]; c == nil || !slices.Contains(c.Tools, tool) {
+			t.Errorf("catalog %s does not list tool %s", spec, tool)
+		}
 	}
 	for _, id := range []string{"I-LD-03", "I-LD-04", "I-LD-11"} {
 		if set.Interpretations[id] == "" {
 			t.Errorf("INTERPRETATIONS.md defines no %s", id)
+		}
+	}
+}
+
+// Every interpretation states its class (the rule at the top of
+// INTERPRETATIONS.md), so that every case's reliance on it is judged.
+func TestEveryInterpretationHasAClass(t *testing.T) {
+	set, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range set.Interpretations {
+		if set.Classes[id] == "" {
+			t.Errorf("%s has no \"Class: forced|allowed|declared|conflict\" line in INTERPRETATIONS.md", id)
 		}
 	}
 }

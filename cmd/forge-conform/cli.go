@@ -9,18 +9,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
 	"github.com/forge-conform/forge-conform/spec"
 )
 
@@ -52,12 +51,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code, err = cmdList(args, stdout)
 	case "trace":
 		code, err = cmdTrace(ctx, args, stdout, stderr)
+	case "matrix":
+		code, err = cmdMatrix(ctx, args, stdout, stderr)
 	case "golden":
 		code, err = cmdGolden(ctx, args, stdout, stderr)
 	case "ref":
 		code, err = cmdRef(ctx, args, stdin, stdout)
 	case "spec":
 		code, err = cmdSpec(args, stdout)
+	case "show":
+		code, err = cmdShow(args, stdout)
 	case "help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -83,10 +86,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const topUsage = `usage:
   forge-conform [run flags]                  check the built-in reference, or --binary CMD
   forge-conform list [--run GLOB]            list cases and the IDs they cover
-  forge-conform trace [run flags]            ID -> cases -> status
+  forge-conform trace [run flags]            ID -> cases -> status, Ginkgo specs and ID scripts
+  forge-conform matrix --binary A --binary B [run flags] [--report-html F] [--report-md F]
+                                             several implementations side by side, a row per ID
   forge-conform golden update [--dir DIR]    regenerate golden files from the reference
-  forge-conform ref [--mutant NAME]          serve the reference implementation over FCP/1
+  forge-conform ref [--mutant NAME] [--policy K=V]  serve the reference implementation over FCP/1
+  forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
   forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs
+  forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
 
 run flags:
   --binary CMD          implementation to check (argv; quotes group words); default: built-in reference
@@ -100,8 +107,15 @@ run flags:
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
   --report-json FILE    JSON report ("-" for stdout)
   --report-junit FILE   JUnit XML report
+  --report-html FILE    one self-contained HTML page: a row per ID, failing cells open on their diffs
+  --report-md FILE      the same table as Markdown
+  --strict              warnings (failed SHOULD/MAY requirements and advice checks) fail their case
+  --policy KEY=VALUE    policy of the built-in reference (repeatable), e.g. lp1_missing_file=refuse
+  --golden-strict       golden differences fail for --binary too (default: only where the SRD fixes
+                        the bytes, or when hello names the reference; elsewhere they are notes)
   -v                    list every ID and case
 exit status: 0 all passed, 1 failures, 2 usage or harness error
+             or an implementation that cannot answer (hello and the first cases error alike: the run stops)
 `
 
 // multi is a repeatable string flag.
@@ -112,14 +126,23 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type runFlags struct {
 	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
-	run, skip                                                        multi
+	htmlOut, mdOut                                                   string
+	run, skip, policies                                              multi
 	jobs                                                             int
 	timeout                                                          time.Duration
-	verbose                                                          bool
+	verbose, strict, goldenStrict                                    bool
+	// progress, when set, is told how the run goes (a terminal's line).
+	progress func(runner.Progress)
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.binary, "binary", "", "implementation command")
+	f.registerShared(fs)
+}
+
+// registerShared registers every run flag but --binary (matrix repeats
+// it).
+func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", runner.ModeSession, "session or oneshot")
 	fs.Var(&f.run, "run", "case or ID glob to run")
 	fs.Var(&f.skip, "skip", "case or ID glob to skip")
@@ -129,9 +152,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.runAs, "run-as", "nobody", "user that runs --binary when root")
 	fs.StringVar(&f.jsonOut, "report-json", "", "JSON report file")
 	fs.StringVar(&f.junitOut, "report-junit", "", "JUnit report file")
+	fs.StringVar(&f.htmlOut, "report-html", "", "HTML report file")
+	fs.StringVar(&f.mdOut, "report-md", "", "Markdown report file")
 	fs.BoolVar(&f.verbose, "v", false, "verbose report")
 	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately broken reference (suite self-test)")
 	fs.StringVar(&f.config, "config", "", "JSON object merged over every case's config")
+	fs.BoolVar(&f.strict, "strict", false, "warnings fail their case")
+	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
+	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -164,7 +192,7 @@ type data struct {
 }
 
 func loadData() (*data, error) {
-	c, err := corpus.Load(cases.FS)
+	c, err := corpus.LoadTrusted(cases.FS)
 	if err != nil {
 		return nil, fmt.Errorf("loading cases: %w", err)
 	}
@@ -180,8 +208,9 @@ func loadData() (*data, error) {
 }
 
 func (f *runFlags) options(d *data) (runner.Options, error) {
-	o := runner.Options{Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
-		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout, Config: json.RawMessage(f.config)}
+	o := runner.Options{Progress: f.progress, Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
+		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout, Config: json.RawMessage(f.config),
+		StopAfter: stopAfter}
 	if f.binary != "" {
 		argv, err := splitCommand(f.binary)
 		if err != nil {
@@ -189,16 +218,24 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		}
 		o.Binary = argv
 	}
-	if f.mutant != "" {
-		if f.binary != "" {
-			return o, usageError{"--mutant applies to the built-in reference; drop --binary (or use --binary 'forge-conform ref --mutant NAME')"}
-		}
-		d, err := mutant(f.mutant)
-		if err != nil {
-			return o, usageError{err.Error()}
-		}
-		o.Defects = d
+	if f.mutant != "" && f.binary != "" {
+		return o, usageError{"--mutant applies to the built-in reference; drop --binary (or use --binary 'forge-conform ref --mutant NAME')"}
 	}
+	if len(f.policies) > 0 && f.binary != "" {
+		return o, usageError{"--policy applies to the built-in reference; an implementation declares its policies in hello (or use --binary 'forge-conform ref --policy KEY=VALUE')"}
+	}
+	if f.binary == "" {
+		pol, err := parsePolicies(f.policies)
+		if err != nil {
+			return o, err
+		}
+		t, err := referenceTarget(f.mutant, pol)
+		if err != nil {
+			return o, err
+		}
+		o.Target = t
+	}
+	o.Strict, o.GoldenStrict = f.strict, f.goldenStrict
 	sel := &runner.Selector{Run: f.run, Skip: f.skip}
 	if err := sel.Validate(); err != nil {
 		return o, usageError{err.Error()}
@@ -248,6 +285,11 @@ func checkGlobs(d *data, globs []string) error {
 	return nil
 }
 
+// stopAfter is how many first cases, all errored with one cause, stop a
+// run (runner.Options.StopAfter): a command line that cannot work costs a
+// few lines and exit 2, not an error per case.
+const stopAfter = 5
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	var f runFlags
 	fs := newFlagSet("forge-conform")
@@ -255,12 +297,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
+	prog := newProgress(stderr)
+	if prog != nil {
+		f.progress = prog.update
+	}
 	run, err := execute(ctx, &f)
+	prog.clear()
 	if err != nil {
 		return exitHarness, err
 	}
 	text := stdout
-	if f.jsonOut == "-" || f.junitOut == "-" {
+	if f.jsonOut == "-" || f.junitOut == "-" || f.htmlOut == "-" || f.mdOut == "-" {
 		text = stderr // keep stdout machine-readable
 	}
 	report.Text(text, run, report.TextOptions{Verbose: f.verbose})
@@ -269,6 +316,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if ctx.Err() != nil {
 		return exitHarness, errors.New("interrupted")
+	}
+	if run.Stopped != nil {
+		return exitHarness, nil
 	}
 	if !run.OK() {
 		return exitFailed, nil
@@ -297,23 +347,32 @@ func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
 	return r.RunAll(ctx), nil
 }
 
+// writeReport renders into path ("-" for stdout; "" writes nothing).
+func writeReport(path string, stdout io.Writer, render func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	if path == "-" {
+		return render(stdout)
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := render(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
 func writeReports(f *runFlags, run *runner.Run, stdout io.Writer) error {
-	write := func(path string, render func(io.Writer) error) error {
-		if path == "" {
-			return nil
-		}
-		if path == "-" {
-			return render(stdout)
-		}
-		file, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := render(file); err != nil {
-			file.Close()
-			return err
-		}
-		return file.Close()
+	write := func(path string, render func(io.Writer) error) error { return writeReport(path, stdout, render) }
+	if err := write(f.htmlOut, func(w io.Writer) error { return report.RunHTML(w, run, f.command()) }); err != nil {
+		return fmt.Errorf("--report-html: %w", err)
+	}
+	if err := write(f.mdOut, func(w io.Writer) error { return report.RunMarkdown(w, run, f.command()) }); err != nil {
+		return fmt.Errorf("--report-md: %w", err)
 	}
 	if err := write(f.jsonOut, func(w io.Writer) error { return report.JSON(w, run) }); err != nil {
 		return fmt.Errorf("--report-json: %w", err)
@@ -366,17 +425,23 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return exitHarness, err
 	}
+	if run.Stopped != nil {
+		report.Text(stdout, run, report.TextOptions{})
+		return exitHarness, nil
+	}
 	status := map[string]runner.Status{}
 	for _, r := range run.Results {
 		status[r.Case.FullName()] = r.Status
 	}
 	spec := ""
+	scripts := idScripts()
 	for _, ir := range run.IDs {
 		if ir.Spec != spec {
 			spec = ir.Spec
 			fmt.Fprintf(stdout, "%s\n", spec)
 		}
 		fmt.Fprintf(stdout, "  %-16s %-7s %-10s %s\n", ir.ID, ir.Level, ir.Status, ir.Summary)
+		traceTests(stdout, ir, scripts)
 		for _, c := range ir.Cases {
 			fmt.Fprintf(stdout, "      %-8s %s\n", status[c], c)
 		}
@@ -432,14 +497,4 @@ func cmdSpec(args []string, stdout io.Writer) (int, error) {
 		}
 	}
 	return code, nil
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

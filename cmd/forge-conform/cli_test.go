@@ -3,15 +3,19 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/forge-conform/forge-conform/conformance/fusefault"
 )
 
 // TestMain lets the test binary stand in for forge-conform and for the fake
@@ -24,7 +28,29 @@ func TestMain(m *testing.M) {
 	for name, impl := range fakeImpls {
 		cmds[name] = impl.main
 	}
+	if cmds[filepath.Base(os.Args[0])] == nil {
+		defaultParallel(scriptParallel)
+	}
 	testscript.Main(m, cmds)
+}
+
+// scriptParallel is the default of -test.parallel: the scripts wait on
+// timeouts, hung fakes and child processes more than they compute, so
+// twice the two cores keeps them busy. An explicit -parallel wins.
+const scriptParallel = 4
+
+// defaultParallel sets -test.parallel to n unless the command line sets
+// it or GOMAXPROCS is already higher. Only for the test binary's own run,
+// not when it stands in for a command (whose arguments are not flags of
+// the test).
+func defaultParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if set || runtime.GOMAXPROCS(0) >= n {
+		return
+	}
+	_ = flag.Set("test.parallel", strconv.Itoa(n))
 }
 
 // TestScripts runs the CLI scenarios in testdata/script.
@@ -33,13 +59,16 @@ func TestMain(m *testing.M) {
 // and $SEEDS, the directory of the upstream spec documents, when the
 // repository is checked out next to it (../../../shared/seeds); the
 // condition [seeds] says whether it is there, [root] whether the tests run
-// as root.
+// as root, [fuse] whether FUSE mounts work (fault cases for --binary).
 func TestScripts(t *testing.T) {
+	t.Parallel() // beside TestIDScripts
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seeds := filepath.Join(filepath.Dir(repo), "shared", "seeds")
+	// [fuse]: the runner can inject faults for external implementations.
+	haveFUSE := fusefault.Probe(t.TempDir()) == nil
 	haveSeeds := false
 	if st, err := os.Stat(seeds); err == nil && st.IsDir() {
 		haveSeeds = true
@@ -69,6 +98,8 @@ func TestScripts(t *testing.T) {
 				return haveSeeds, nil
 			case "root":
 				return os.Geteuid() == 0, nil
+			case "fuse":
+				return haveFUSE, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -68,7 +69,27 @@ var fakeImpls = map[string]fakeImpl{
 	// runner made for it), answers hello, then hangs on calls: the runner
 	// must kill the whole group. The grandchild's pid is appended to $FCP_GRANDCHILD_PIDFILE
 	// for no-sleep-left.
-	"fcp-grandchild": {start: startGrandchild, call: func(io.Writer, int64) { sleepForever() }},
+	"fcp-grandchild": {start: func() { startGrandchild(false) }, call: func(io.Writer, int64) { sleepForever() }},
+	// Like fcp-grandchild, but the child calls setsid: it leaves the
+	// process group (and the session), so only the implementation's cgroup
+	// or the runner's subreaper sweep can find it.
+	"fcp-grandchild-setsid": {start: func() { startGrandchild(true) }, call: func(io.Writer, int64) { sleepForever() }},
+	// Declares the turn ops and the fcp_* test tools, starts `sleep 300`
+	// in its process group like fcp-grandchild, and answers a turn with
+	// one event, then never again: it neither ends the turn nor answers
+	// the runner's decide or cancel.
+	"fcp-turn-hang": {
+		start: func() { startGrandchild(false) },
+		hello: func(w io.Writer, seq int64) {
+			writeLine(w, fmt.Sprintf(`{"seq":%d,"fcp":1,"implementation":{"name":"fcp-turn-hang","version":"0.0.1","language":"go"},`+
+				`"tools":["read_file","fcp_echo","fcp_fail","fcp_guarded","fcp_panic","fcp_sleep","fcp_touch"],`+
+				`"ops":["hello","call","bye","turn","decide","cancel","tool_result"]}`, seq))
+		},
+		call: func(w io.Writer, seq int64) {
+			writeLine(w, fmt.Sprintf(`{"seq":%d,"event":"message","message":{"type":"user","text":"do it"}}`, seq))
+			sleepForever()
+		},
+	},
 }
 
 // main serves FCP/1 on stdin/stdout with f's behaviour.
@@ -141,11 +162,15 @@ func sleepForever() {
 	}
 }
 
-// startGrandchild starts `sleep 300` as a child in the fake's process group.
-// It shares the fake's stderr, so it also holds a pipe of the runner open.
-func startGrandchild() {
+// startGrandchild starts `sleep 300` as a child in the fake's process group,
+// or with setsid in a session and process group of its own. It shares the
+// fake's stderr, so it also holds a pipe of the runner open.
+func startGrandchild(setsid bool) {
 	c := exec.Command("sleep", "300")
 	c.Stderr = os.Stderr
+	if setsid {
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "fcp-grandchild: %v\n", err)
 		os.Exit(1)

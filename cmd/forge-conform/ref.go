@@ -4,72 +4,81 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
+	"github.com/forge-conform/forge-conform/impl/inproc"
+	"github.com/forge-conform/forge-conform/impl/mutants"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
-	"github.com/forge-conform/forge-conform/impl/tools/listdir"
-	"github.com/forge-conform/forge-conform/impl/tools/readfile"
-	"github.com/forge-conform/forge-conform/impl/tools/writefile"
 )
 
-// mutants are deliberately broken references, one defect each: the suite
-// must fail every one of them, naming the right requirement. The
-// list_directory mutants have bare names; the others name their tool.
-var mutantDefects = map[string]reference.Defects{
-	"follow-symlinks":        {ListDir: listdir.Defects{FollowSymlinks: true}},
-	"breadth-first":          {ListDir: listdir.Defects{BreadthFirst: true}},
-	"wrong-truncated-reason": {ListDir: listdir.Defects{WrongTruncatedReason: true}},
-	"html-escaping":          {ListDir: listdir.Defects{HTMLEscape: true}},
-	"budget-off-by-one":      {ListDir: listdir.Defects{BudgetOffByOne: true}},
-	"traverse-hidden":        {ListDir: listdir.Defects{TraverseHidden: true}},
-
-	"read-file-sniff-whole-file":      {ReadFile: readfile.Defects{SniffWholeFile: true}},
-	"read-file-no-range-end-clamp":    {ReadFile: readfile.Defects{NoRangeEndClamp: true}},
-	"read-file-no-cache-record":       {ReadFile: readfile.Defects{NoCacheRecord: true}},
-	"read-file-binary-over-budget":    {ReadFile: readfile.Defects{BinaryOverBudget: true}},
-	"write-file-overwrite":            {WriteFile: writefile.Defects{Overwrite: true}},
-	"write-file-follow-symlink":       {WriteFile: writefile.Defects{FollowSymlink: true}},
-	"apply-patch-skip-stale-check":    {ApplyPatch: applypatch.Defects{SkipStaleCheck: true}},
-	"apply-patch-non-atomic":          {ApplyPatch: applypatch.Defects{NonAtomic: true}},
-	"apply-patch-newline-on-create":   {ApplyPatch: applypatch.Defects{TrailingNewlineOnCreate: true}},
-	"apply-patch-occurrence-from-end": {ApplyPatch: applypatch.Defects{OccFromEnd: true}},
-}
-
-// MutantNames lists the mutants, sorted.
-func mutantNames() []string {
-	out := make([]string, 0, len(mutantDefects))
-	for n := range mutantDefects {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func mutant(name string) (reference.Defects, error) {
-	d, ok := mutantDefects[name]
+// mutant returns the options of the deliberately broken reference called
+// name (package mutants: the suite's self-test).
+func mutant(name string) (reference.Options, error) {
+	m, ok := mutants.Lookup(name)
 	if !ok {
-		return d, fmt.Errorf("unknown mutant %q (want one of %s)", name, strings.Join(mutantNames(), ", "))
+		return reference.Options{}, fmt.Errorf("unknown mutant %q (want one of %s)", name, strings.Join(mutants.Names(), ", "))
 	}
-	return d, nil
+	return m.Options, nil
+}
+
+// referenceTarget is the built-in reference in-process (the default run),
+// or the mutant named, following the policies given (nil: its defaults).
+func referenceTarget(mutantName string, policies map[string]string) (*inproc.Target, error) {
+	var opts reference.Options
+	if mutantName != "" {
+		m, err := mutant(mutantName)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		opts = m
+	}
+	opts.Policies = policies
+	return inproc.New(opts)
+}
+
+// parsePolicies reads --policy KEY=VALUE flags.
+func parsePolicies(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, err := reference.ParsePolicy(kv)
+		if err != nil {
+			return nil, usageError{"--policy: " + err.Error()}
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // cmdRef serves the reference implementation over FCP/1 on stdin/stdout.
 func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	fs := newFlagSet("ref")
 	name := fs.String("mutant", "", "serve a deliberately broken reference")
+	var policies multi
+	fs.Var(&policies, "policy", "declare and follow a policy, KEY=VALUE (repeatable)")
+	withTUI := fs.Bool("tui", false, "run one turn in the reference TUI instead of serving FCP/1 (needs --case or --turn)")
+	turnFile := fs.String("turn", "", "with --tui: a file holding a turn request (PROTOCOL.md §9.1)")
+	caseName := fs.String("case", "", "with --tui: a turn case of the corpus")
+	workdir := fs.String("workdir", "", "with --tui: the turn's working directory (default: the request's, else a temporary one)")
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
 	var opts reference.Options
+	pol, err := parsePolicies(policies)
+	if err != nil {
+		return exitHarness, err
+	}
 	if *name != "" {
-		d, err := mutant(*name)
-		if err != nil {
+		if opts, err = mutant(*name); err != nil {
 			return exitHarness, usageError{err.Error()}
 		}
-		opts.Defects = d
+	}
+	opts.Policies = pol
+	if *withTUI {
+		return refTUI(ctx, opts, *caseName, *turnFile, *workdir, stdin, stdout)
 	}
 	ref, err := reference.New(opts)
 	if err != nil {

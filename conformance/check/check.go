@@ -25,6 +25,16 @@ const (
 	KindProtocol  = "protocol"
 )
 
+// Severities of a failure. A check that the SRD states with MUST fails the
+// case; one that rests on SHOULD/MAY or on advice warns (and fails only
+// under --strict); a golden difference where the SRD does not fix the bytes
+// is a note, never a failure.
+const (
+	SeverityFail = ""     // a MUST the response breaks
+	SeverityWarn = "warn" // a SHOULD/MAY or advice the response does not follow
+	SeverityNote = "note" // differs from the reference where the spec leaves the bytes open
+)
+
 // Failure is one violated check.
 type Failure struct {
 	// IDs are the requirements violated: the invariant's ID, or the case's
@@ -32,8 +42,13 @@ type Failure struct {
 	IDs     []string `json:"ids"`
 	Kind    string   `json:"kind"`
 	Message string   `json:"message"`
-	// Diff is a go-cmp diff, "-want +got", when there is one.
+	// Diff is a unified diff ("--- want", "+++ got") of the expected and
+	// actual text or pretty-printed JSON, when there is one
+	// (conformance/diff).
 	Diff string `json:"diff,omitempty"`
+	// Severity is SeverityFail (the zero value), SeverityWarn or
+	// SeverityNote.
+	Severity string `json:"severity,omitempty"`
 }
 
 // Input is what every check sees: the case, the normalized response (fixture
@@ -48,9 +63,16 @@ type Input struct {
 	Config map[string]any
 	// Ctx is the call's ctx as sent.
 	Ctx fcp.Ctx
+	// Root is the fixture root on disk (what $ROOT stands for), so that an
+	// invariant can compare a response with the files it describes; empty
+	// when there is none.
+	Root string
 	// ContentBytes is the byte length of the content as the implementation
 	// sent it, before normalization.
 	ContentBytes int64
+	// Before and After are the fixture's snapshots around the call, taken
+	// when the expectation states a tree (nil otherwise).
+	Before, After Snapshot
 }
 
 // Response runs the expectation and the tool's invariants.
@@ -61,20 +83,17 @@ func Response(in Input) []Failure {
 	return out
 }
 
-// Invariants runs the invariants registered for the case's tool.
+// Invariants runs the invariants registered for the case's op (Ops) and,
+// for a call, those of its tool (Tools).
 func Invariants(in Input) []Failure {
+	if inv := Ops()[in.Case.Op]; inv != nil {
+		return inv(in)
+	}
 	if in.Case.Op != "call" {
 		return nil
 	}
-	switch in.Case.Tool {
-	case "list_directory":
-		return listDirInvariants(in)
-	case "list_dir":
-		return codexInvariants(in)
-	case "read_file":
-		return readFileInvariants(in)
-	case "search_files":
-		return searchFilesInvariants(in)
+	if inv := Tools()[in.Case.Tool].Invariants; inv != nil {
+		return inv(in)
 	}
 	return nil
 }

@@ -8,6 +8,9 @@ import (
 
 var moreThan = regexp.MustCompile(`^More than (\d+) entries found$`)
 
+// codexChecks registers Codex list_dir's checks.
+func codexChecks() (string, ToolChecks) { return "list_dir", ToolChecks{Invariants: codexInvariants} }
+
 // codexInvariants checks every successful list_dir result against the
 // shape CODEX_LIST_DIR.md §3.3 gives the text.
 func codexInvariants(in Input) []Failure {

@@ -7,16 +7,105 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/diff"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
-// Expectation compares the response with the case's hand-written
-// expectation. A mismatch is attributed to every ID the case covers.
+// Expectation compares the response (and, when the expectation states one,
+// the tree after the call) with the case's hand-written expectation. A
+// mismatch is attributed to every ID the case covers. Advice checks that
+// fail are returned with SeverityWarn. An any_of expectation holds when
+// one of its alternatives holds (its warnings are returned); otherwise one
+// failure lists why each alternative does not.
 func Expectation(in Input) []Failure {
-	ids := in.Case.IDs
 	e := in.Case.Expect
+	if len(e.AnyOf) == 0 {
+		return expectOne(in, e)
+	}
+	var why []string
+	for i, alt := range e.AnyOf {
+		fs := expectOne(in, alt)
+		if !failing(fs) {
+			return fs
+		}
+		for _, f := range fs {
+			if f.Severity != SeverityFail {
+				continue
+			}
+			line := fmt.Sprintf("reading %d: %s", i+1, f.Message)
+			if f.Diff != "" {
+				line += "\n" + indent(f.Diff)
+			}
+			why = append(why, line)
+		}
+	}
+	return []Failure{{IDs: in.Case.IDs, Kind: KindExpect,
+		Message: fmt.Sprintf("none of the %d readings the SRD allows holds", len(e.AnyOf)),
+		Diff:    strings.Join(why, "\n")}}
+}
+
+// failing reports whether fs holds a failure of severity fail.
+func failing(fs []Failure) bool {
+	for _, f := range fs {
+		if f.Severity == SeverityFail {
+			return true
+		}
+	}
+	return false
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// expectOne checks one expectation (no any_of): the response, then the tree
+// when both the expectation and the input have one.
+func expectOne(in Input, e corpus.Expect) []Failure {
+	out := expectResponse(in, e)
+	if a := e.Advice; a != nil && in.Resp.OK != nil && *in.Resp.OK {
+		out = append(out, adviceOn(in, a)...)
+	}
+	if e.Tree != nil && in.Before != nil {
+		out = append(out, Tree(in.Before, in.After, e.Tree, in.Case.IDs)...)
+	}
+	return out
+}
+
+// adviceOn checks a successful result against a text or JSON advice; a
+// difference is a warning.
+func adviceOn(in Input, a *corpus.TextAdvice) []Failure {
+	why := ""
+	if a.Why != "" {
+		why = " (" + a.Why + ")"
+	}
+	warn := func(msg, d string) []Failure {
+		return []Failure{{IDs: in.Case.IDs, Kind: KindExpect, Message: msg + why, Diff: d, Severity: SeverityWarn}}
+	}
+	if a.JSON == nil {
+		if got := resultText(in); got != a.Text {
+			return warn(fmt.Sprintf("advice: result %q differs from %q", clip(got, 300), a.Text), "")
+		}
+		return nil
+	}
+	var want any
+	if err := decodeJSON(a.JSON, &want); err != nil {
+		return []Failure{{IDs: in.Case.IDs, Kind: KindExpect, Message: "case advice is not valid JSON: " + err.Error()}}
+	}
+	got, err := actualJSON(in)
+	if err != nil {
+		return warn("advice: "+err.Error(), "")
+	}
+	proj := Project(want, got)
+	if reflect.DeepEqual(want, proj) {
+		return nil
+	}
+	return warn("advice: result differs from the reference's reading (only the fields the advice lists are compared)",
+		diff.JSON(want, proj, a.JSON, []byte(contentOf(in.Resp))))
+}
+
+func expectResponse(in Input, e corpus.Expect) []Failure {
+	ids := in.Case.IDs
 	r := in.Resp
 	ok := r.OK != nil && *r.OK
 	switch {
@@ -26,23 +115,32 @@ func Expectation(in Input) []Failure {
 				Message: fmt.Sprintf("want error %s, got a successful result", e.Error.Kind),
 				Diff:    clip(contentOf(r), 2000)}}
 		}
-		return expectError(in, ids)
+		return expectError(in, e.Error, ids)
 	case !ok:
 		msg := "want a successful result, got an error"
 		if r.Error != nil {
 			msg = fmt.Sprintf("want a successful result, got %s: %s", r.Error.Kind, r.Error.Message)
 		}
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: msg}}
-	case e.Text != nil:
-		got := contentOf(r)
-		if in.Case.Op == fcp.OpSummary && r.Summary != nil {
-			got = *r.Summary
+	case e.Success:
+		return nil
+	case len(e.Contains) > 0:
+		var out []Failure
+		got := resultText(in)
+		for _, w := range e.Contains {
+			if !strings.Contains(strings.ToLower(got), strings.ToLower(w)) {
+				out = append(out, Failure{IDs: ids, Kind: KindExpect,
+					Message: fmt.Sprintf("content %q does not contain %q", clip(got, 300), w)})
+			}
 		}
+		return out
+	case e.Text != nil:
+		got := resultText(in)
 		if got == *e.Text {
 			return nil
 		}
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: "content differs from the expected text",
-			Diff: cmp.Diff(strings.Split(*e.Text, "\n"), strings.Split(got, "\n"))}}
+			Diff: diff.Content(*e.Text, got)}}
 	case e.JSON != nil:
 		var want any
 		if err := decodeJSON(e.JSON, &want); err != nil {
@@ -56,15 +154,24 @@ func Expectation(in Input) []Failure {
 		if reflect.DeepEqual(want, proj) {
 			return nil
 		}
-		if d := cmp.Diff(want, proj); d != "" {
+		if d := diff.JSON(want, proj, e.JSON, []byte(contentOf(r))); d != "" {
 			return []Failure{{IDs: ids, Kind: KindExpect, Message: "result differs from the expectation (only the fields the case lists are compared)", Diff: d}}
 		}
 	}
 	return nil
 }
 
-func expectError(in Input, ids []string) []Failure {
-	e, got := in.Case.Expect.Error, in.Resp.Error
+// resultText is the text a text, contains or advice expectation reads: the
+// summary for op summary, else the content.
+func resultText(in Input) string {
+	if in.Case.Op == fcp.OpSummary && in.Resp.Summary != nil {
+		return *in.Resp.Summary
+	}
+	return contentOf(in.Resp)
+}
+
+func expectError(in Input, e *corpus.ExpectError, ids []string) []Failure {
+	got := in.Resp.Error
 	if got == nil {
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: "want error " + e.Kind + ", got a response with neither content nor error"}}
 	}
@@ -75,12 +182,23 @@ func expectError(in Input, ids []string) []Failure {
 	}
 	if e.Message != nil && got.Message != *e.Message {
 		out = append(out, Failure{IDs: ids, Kind: KindExpect, Message: "error message differs",
-			Diff: cmp.Diff(*e.Message, got.Message)})
+			Diff: diff.Text(*e.Message+"\n", got.Message+"\n")})
 	}
 	for _, w := range e.MessageContains {
 		if !strings.Contains(strings.ToLower(got.Message), strings.ToLower(w)) {
 			out = append(out, Failure{IDs: ids, Kind: KindExpect,
 				Message: fmt.Sprintf("error message %q does not contain %q", got.Message, w)})
+		}
+	}
+	if a := e.Advice; a != nil {
+		for _, w := range a.MessageContains {
+			if !strings.Contains(strings.ToLower(got.Message), strings.ToLower(w)) {
+				msg := fmt.Sprintf("advice: error message %q does not contain %q", got.Message, w)
+				if a.Why != "" {
+					msg += " (" + a.Why + ")"
+				}
+				out = append(out, Failure{IDs: ids, Kind: KindExpect, Message: msg, Severity: SeverityWarn})
+			}
 		}
 	}
 	if e.Denial != nil {
@@ -98,7 +216,7 @@ func expectError(in Input, ids []string) []Failure {
 			if want.Resolved != "" {
 				have.Resolved = got.Denial.Resolved
 			}
-			if d := cmp.Diff(want, have); d != "" {
+			if d := diff.JSON(want, have); d != "" {
 				out = append(out, Failure{IDs: ids, Kind: KindExpect, Message: "denial differs", Diff: d})
 			}
 		}
@@ -130,11 +248,19 @@ func actualJSON(in Input) (any, error) {
 
 // Project reduces got to the shape of want: objects keep only want's keys,
 // arrays are projected element by element (extra elements on want's last
-// element's shape). cmp.Diff(want, Project(want, got)) is then empty exactly
-// when got partially matches want.
+// element's shape), array expectations ({"$array": ...}, see projectArray)
+// keep the properties want states, and alternatives ({"$any": [...]}, see
+// projectAny) stay as they are when one of them matches. cmp.Diff(want,
+// Project(want, got)) is then empty exactly when got partially matches want.
 func Project(want, got any) any {
 	switch w := want.(type) {
 	case map[string]any:
+		if spec, ok := arraySpec(w); ok {
+			return projectArray(spec, got)
+		}
+		if alts, ok := anySpec(w); ok {
+			return projectAny(w, alts, got)
+		}
 		g, ok := got.(map[string]any)
 		if !ok {
 			return got

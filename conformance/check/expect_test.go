@@ -49,6 +49,38 @@ func TestExpectationJSON(t *testing.T) {
 		{name: "type differs", want: `{"a":"1"}`, got: `{"a":1}`, fail: "result differs"},
 		{name: "content not JSON", want: `{"a":1}`, got: `a: 1`, fail: "content is not JSON"},
 		{name: "expectation not JSON", want: `{"a":`, got: `{"a":1}`, fail: "case expectation is not valid JSON"},
+		{name: "array length", want: `{"e":{"$array":{"length":3}}}`, got: `{"e":[1,2,3]}`},
+		{name: "array length differs", want: `{"e":{"$array":{"length":2}}}`, got: `{"e":[1,2,3]}`, fail: "result differs", diff: "3"},
+		{name: "array length of empty", want: `{"e":{"$array":{"length":0}}}`, got: `{"e":[]}`},
+		{name: "array each", want: `{"e":{"$array":{"each":{"d":1}}}}`, got: `{"e":[{"d":1,"n":"a"},{"d":1,"n":"b"}]}`},
+		{name: "array each of empty", want: `{"e":{"$array":{"each":{"d":1}}}}`, got: `{"e":[]}`},
+		{name: "array each differs", want: `{"e":{"$array":{"each":{"d":1}}}}`, got: `{"e":[{"d":1},{"d":2},{"d":3}]}`, fail: "result differs", diff: "2"},
+		{name: "array at first and last", want: `{"e":{"$array":{"at":{"0":{"n":"a"},"-1":{"n":"c"}}}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`},
+		{name: "array at positive last", want: `{"e":{"$array":{"at":{"2":{"n":"c"}}}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`},
+		{name: "array at differs", want: `{"e":{"$array":{"at":{"-1":{"n":"b"}}}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`, fail: "result differs", diff: `"c"`},
+		{name: "array at out of range", want: `{"e":{"$array":{"at":{"3":{"n":"a"}}}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`, fail: "result differs"},
+		{name: "array at negative out of range", want: `{"e":{"$array":{"at":{"-4":{"n":"a"}}}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`, fail: "result differs"},
+		{name: "array at of empty", want: `{"e":{"$array":{"at":{"0":{}}}}}`, got: `{"e":[]}`, fail: "result differs"},
+		{name: "array subsequence", want: `{"e":{"$array":{"subsequence":[{"n":"a"},{"n":"c"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`},
+		{name: "array subsequence whole", want: `{"e":{"$array":{"subsequence":[{"n":"a"},{"n":"b"},{"n":"c"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`},
+		{name: "array subsequence out of order", want: `{"e":{"$array":{"subsequence":[{"n":"c"},{"n":"a"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"c"}]}`, fail: "result differs", diff: `"a"`},
+		{name: "array subsequence needs distinct elements", want: `{"e":{"$array":{"subsequence":[{"n":"a"},{"n":"a"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"}]}`, fail: "result differs"},
+		{name: "array subsequence repeated", want: `{"e":{"$array":{"subsequence":[{"n":"a"},{"n":"a"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"},{"n":"a"}]}`},
+		{name: "array subsequence missing", want: `{"e":{"$array":{"subsequence":[{"n":"a"},{"n":"z"}]}}}`, got: `{"e":[{"n":"a"},{"n":"b"}]}`, fail: "result differs", diff: `"z"`},
+		{name: "array all properties", want: `{"e":{"$array":{"length":3,"each":{"d":1},"at":{"0":{"n":"a"}},"subsequence":[{"n":"b"},{"n":"c"}]}}}`, got: `{"e":[{"n":"a","d":1},{"n":"b","d":1},{"n":"c","d":1}]}`},
+		{name: "array one property of several differs", want: `{"e":{"$array":{"length":3,"each":{"d":1}}}}`, got: `{"e":[{"d":1},{"d":1}]}`, fail: "result differs", diff: "length"},
+		{name: "array nested in array expectation", want: `{"e":{"$array":{"each":{"c":{"$array":{"length":1}}}}}}`, got: `{"e":[{"c":[1]},{"c":[2]}]}`},
+		{name: "array nested differs", want: `{"e":{"$array":{"each":{"c":{"$array":{"length":1}}}}}}`, got: `{"e":[{"c":[1]},{"c":[2,3]}]}`, fail: "result differs"},
+		{name: "array expectation on an object", want: `{"e":{"$array":{"length":0}}}`, got: `{"e":{}}`, fail: "result differs"},
+		{name: "array expectation on null", want: `{"e":{"$array":{"length":0}}}`, got: `{"e":null}`, fail: "result differs"},
+		{name: "alternatives first", want: `{"b":{"$any":[[],["l1"]]}}`, got: `{"b":[]}`},
+		{name: "alternatives second", want: `{"b":{"$any":[[],["l1"]]}}`, got: `{"b":["l1"]}`},
+		{name: "alternatives none", want: `{"b":{"$any":[[],["l1"]]}}`, got: `{"b":["l0"]}`, fail: "result differs", diff: `"l0"`},
+		{name: "alternatives partial objects", want: `{"m":{"$any":[{"c":1},{"c":3}]}}`, got: `{"m":{"c":3,"x":9}}`},
+		{name: "alternatives in array each", want: `{"e":{"$array":{"each":{"$any":[{"n":"a"},{"n":"c"}]}}}}`, got: `{"e":[{"n":"c"},{"n":"a"}]}`},
+		{name: "alternatives in array each differ", want: `{"e":{"$array":{"each":{"$any":[{"n":"a"},{"n":"c"}]}}}}`, got: `{"e":[{"n":"c"},{"n":"b"}]}`, fail: "result differs"},
+		{name: "array unknown property fails", want: `{"e":{"$array":{"size":0}}}`, got: `{"e":[]}`, fail: "result differs"},
+		{name: "object with $array and more keys is an object", want: `{"e":{"$array":1,"b":2}}`, got: `{"e":{"$array":1,"b":2,"c":3}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,8 +126,8 @@ func TestExpectationText(t *testing.T) {
 	}{
 		{name: "equal", want: "Absolute path: /r\na\nb/", got: "Absolute path: /r\na\nb/"},
 		{name: "empty", want: "", got: ""},
-		{name: "line differs", want: "Absolute path: /r\na\nb/", got: "Absolute path: /r\na\nc/", fail: "content differs from the expected text", diff: `"c/"`},
-		{name: "trailing newline", want: "x", got: "x\n", fail: "content differs", diff: `""`},
+		{name: "line differs", want: "Absolute path: /r\na\nb/", got: "Absolute path: /r\na\nc/", fail: "content differs from the expected text", diff: "\n-b/\n\\ No newline at end of file\n+c/\n"},
+		{name: "trailing newline", want: "x", got: "x\n", fail: "content differs", diff: "-x\n\\ No newline at end of file\n+x\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +250,11 @@ func TestProject(t *testing.T) {
 		{"type mismatch keeps got", `{"a":0}`, `[1]`, `[1]`},
 		{"scalar", `1`, `{"a":1}`, `{"a":1}`},
 		{"nested", `{"a":{"b":[{"c":0}]}}`, `{"a":{"b":[{"c":1,"d":1}],"e":1}}`, `{"a":{"b":[{"c":1}]}}`},
+		{"array length", `{"$array":{"length":1}}`, `[1,2]`, `{"$array":{"length":2}}`},
+		{"array each keeps the first mismatch", `{"$array":{"each":{"a":0}}}`, `[{"a":0,"b":1},{"a":2,"b":2},{"a":3}]`, `{"$array":{"each":{"a":2}}}`},
+		{"array at drops indexes out of range", `{"$array":{"at":{"0":{"a":0},"-1":{"a":0},"5":{"a":0}}}}`, `[{"a":1,"b":1},{"a":2}]`, `{"$array":{"at":{"0":{"a":1},"-1":{"a":2}}}}`},
+		{"array subsequence stops at the first missing", `{"$array":{"subsequence":[{"a":1},{"a":9},{"a":2}]}}`, `[{"a":1},{"a":2}]`, `{"$array":{"subsequence":[{"a":1}]}}`},
+		{"array expectation on a scalar keeps got", `{"$array":{"length":1}}`, `1`, `1`},
 	}
 	for _, tt := range tests {
 		got := Project(dec(tt.want), dec(tt.got))
@@ -271,5 +308,89 @@ func TestClip(t *testing.T) {
 	}
 	if got := clip("abcdef", 2); got != "ab... (4 more bytes)" {
 		t.Errorf("clip long = %q, want %q", got, "ab... (4 more bytes)")
+	}
+}
+
+// The expectation forms of the rule (spec/INTERPRETATIONS.md): contains,
+// advice (a warning) and any_of (one reading must hold).
+func TestExpectationForms(t *testing.T) {
+	patchFailed := &corpus.ExpectError{Kind: "PatchFailed", Advice: &corpus.Advice{MessageContains: []string{"line 3:"}, Why: "helps"}}
+	anyOf := corpus.Expect{AnyOf: []corpus.Expect{{Error: patchFailed}, {Text: strp("No changes applied.")}}}
+	tests := []struct {
+		name      string
+		e         corpus.Expect
+		r         fcp.Response
+		fails     []string // messages of severity fail, by substring
+		warnings  []string // messages of severity warn
+		wantNoErr bool
+	}{
+		{name: "contains holds", e: corpus.Expect{Contains: []string{"create", "6"}}, r: okResp("Created /x/new.txt (6 bytes)")},
+		{name: "contains any case", e: corpus.Expect{Contains: []string{"CREATED"}}, r: okResp(`{"status":"created"}`)},
+		{name: "contains misses", e: corpus.Expect{Contains: []string{"create", "7"}}, r: okResp("Created (6 bytes)"), fails: []string{`does not contain "7"`}},
+		{name: "contains wants success", e: corpus.Expect{Contains: []string{"x"}}, r: errResp(fcp.Error{Kind: "BadArgs", Message: "x"}), fails: []string{"want a successful result"}},
+		{name: "advice followed", e: corpus.Expect{Error: patchFailed}, r: errResp(fcp.Error{Kind: "PatchFailed", Message: "line 3: Match not found"})},
+		{name: "advice not followed is a warning", e: corpus.Expect{Error: patchFailed}, r: errResp(fcp.Error{Kind: "PatchFailed", Message: "Match not found"}), warnings: []string{`advice: error message "Match not found" does not contain "line 3:" (helps)`}},
+		{name: "advice does not excuse the kind", e: corpus.Expect{Error: patchFailed}, r: errResp(fcp.Error{Kind: "StaleFile", Message: "x"}), fails: []string{"want error kind PatchFailed"}, warnings: []string{"advice"}},
+		{name: "any_of first reading", e: anyOf, r: errResp(fcp.Error{Kind: "PatchFailed", Message: "line 3: x"})},
+		{name: "any_of first reading with its warning", e: anyOf, r: errResp(fcp.Error{Kind: "PatchFailed", Message: "x"}), warnings: []string{"advice"}},
+		{name: "any_of second reading", e: anyOf, r: okResp("No changes applied.")},
+		{name: "success holds whatever the content", e: corpus.Expect{Success: true}, r: okResp("anything")},
+		{name: "success wants success", e: corpus.Expect{Success: true}, r: errResp(fcp.Error{Kind: "BadArgs", Message: "x"}), fails: []string{"want a successful result"}},
+		{name: "text advice followed", e: corpus.Expect{Success: true, Advice: &corpus.TextAdvice{Text: "Read a.txt", Why: "guidance"}}, r: okResp("Read a.txt")},
+		{name: "text advice not followed is a warning", e: corpus.Expect{Success: true, Advice: &corpus.TextAdvice{Text: "Read a.txt", Why: "guidance"}}, r: okResp("Reading a.txt"), warnings: []string{`advice: result "Reading a.txt" differs from "Read a.txt" (guidance)`}},
+		{name: "json advice followed", e: corpus.Expect{JSON: []byte(`{"n":1}`), Advice: &corpus.TextAdvice{JSON: []byte(`{"n":1,"m":[1,2]}`), Why: "reference"}}, r: okResp(`{"n":1,"m":[1,2],"x":0}`)},
+		{name: "json advice not followed is a warning", e: corpus.Expect{JSON: []byte(`{"n":1}`), Advice: &corpus.TextAdvice{JSON: []byte(`{"n":1,"m":[1,2]}`), Why: "reference"}}, r: okResp(`{"n":1,"m":[2,1]}`), warnings: []string{"advice: result differs from the reference's reading (only the fields the advice lists are compared) (reference)"}},
+		{name: "json advice does not excuse the must-part", e: corpus.Expect{JSON: []byte(`{"n":1}`), Advice: &corpus.TextAdvice{JSON: []byte(`{"n":1}`)}}, r: okResp(`{"n":2}`), fails: []string{"result differs from the expectation"}, warnings: []string{"advice: result differs"}},
+		{name: "json advice on content that is not JSON", e: corpus.Expect{Success: true, Advice: &corpus.TextAdvice{JSON: []byte(`{"n":1}`)}}, r: okResp(`n=1`), warnings: []string{"advice: content is not JSON"}},
+		{name: "any_of none", e: anyOf, r: okResp("modified: a.txt"), fails: []string{"none of the 2 readings the SRD allows holds"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fails, warns []string
+			for _, f := range Expectation(expectInput(tt.e, tt.r)) {
+				switch f.Severity {
+				case SeverityFail:
+					fails = append(fails, f.Message)
+				case SeverityWarn:
+					warns = append(warns, f.Message)
+				default:
+					t.Errorf("unexpected severity %q: %s", f.Severity, f.Message)
+				}
+			}
+			match := func(kind string, got, want []string) {
+				if len(got) != len(want) {
+					t.Fatalf("%s = %q, want %d matching %q", kind, got, len(want), want)
+				}
+				for i := range want {
+					if !strings.Contains(got[i], want[i]) {
+						t.Errorf("%s[%d] = %q, want it to contain %q", kind, i, got[i], want[i])
+					}
+				}
+			}
+			match("failures", fails, tt.fails)
+			match("warnings", warns, tt.warnings)
+		})
+	}
+}
+
+func TestAnyOfChecksEachReadingsTree(t *testing.T) {
+	before := Snapshot{"root/a.txt": {Type: "file", Mode: "0644", Content: "a\n"}}
+	after := Snapshot{"root/a.txt": {Type: "file", Mode: "0644", Content: "b\n"}}
+	e := corpus.Expect{AnyOf: []corpus.Expect{
+		{Text: strp("modified: a.txt"), Tree: map[string]corpus.TreeEntry{"a.txt": {Content: strp("b")}}},
+		{Text: strp("modified: a.txt"), Tree: map[string]corpus.TreeEntry{"a.txt": {Content: strp("b\n")}}},
+	}}
+	in := expectInput(e, okResp("modified: a.txt"))
+	in.Before, in.After = before, after
+	if fs := Expectation(in); len(fs) != 0 {
+		t.Errorf("the second reading holds, got %+v", fs)
+	}
+	e.AnyOf = e.AnyOf[:1]
+	e.AnyOf = append(e.AnyOf, corpus.Expect{Error: &corpus.ExpectError{Kind: "PatchFailed"}, Tree: map[string]corpus.TreeEntry{}})
+	in = expectInput(e, okResp("modified: a.txt"))
+	in.Before, in.After = before, after
+	fs := Expectation(in)
+	if len(fs) != 1 || !strings.Contains(fs[0].Diff, "reading 1: the filesystem after the call differs") || !strings.Contains(fs[0].Diff, "reading 2: want error PatchFailed") {
+		t.Errorf("got %+v", fs)
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/diff"
+	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -84,6 +85,29 @@ func mask(tool string, golden []byte) []byte {
 	return golden
 }
 
+// normativeTools are the tools whose SRD fixes the bytes of a successful
+// call's output: list_directory's JSON (FR-LD-OUT-*) and Codex list_dir's
+// text (the handler's format).
+var normativeTools = map[string]bool{"list_directory": true, "list_dir": true}
+
+// GoldenNormative reports whether the SRD fixes the golden bytes of c's
+// response, so that a golden difference is a failure for any
+// implementation: a successful call of a normativeTools tool whose case
+// names only interpretations of class forced. Elsewhere the golden pins the
+// reference's choices, and a difference is a note (spec/INTERPRETATIONS.md,
+// the rule).
+func GoldenNormative(c *corpus.Case, r fcp.Response, classes map[string]spec.Class) bool {
+	if c.Op != fcp.OpCall || !normativeTools[c.Tool] || r.OK == nil || !*r.OK {
+		return false
+	}
+	for _, id := range c.Interpretations {
+		if classes[id] != spec.ClassForced {
+			return false
+		}
+	}
+	return true
+}
+
 // CompareGolden compares the golden file want with the rendering of the
 // response. ids are the case's IDs.
 func CompareGolden(tool string, want []byte, r fcp.Response, ids []string) []Failure {
@@ -97,10 +121,10 @@ func CompareGolden(tool string, want []byte, r fcp.Response, ids []string) []Fai
 		Diff:    goldenDiff(w, g)}}
 }
 
-// goldenDiff diffs line by line; one-line JSON bodies are indented first
-// so the diff points at the entry that differs.
+// goldenDiff is a unified diff, line by line; one-line JSON bodies are
+// indented first so the diff points at the entry that differs.
 func goldenDiff(want, got []byte) string {
-	return cmp.Diff(goldenLines(want), goldenLines(got))
+	return diff.Text(strings.Join(goldenLines(want), "\n")+"\n", strings.Join(goldenLines(got), "\n")+"\n")
 }
 
 func goldenLines(b []byte) []string {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -75,7 +77,7 @@ func TestCompareGolden(t *testing.T) {
 			r := okResp(unknownEntry(`"x"`))
 			r.AllowTruncation = fcp.Bool(true)
 			return r
-		}(), `"tru"`},
+		}(), "+{\"ok\":true,\"allow_truncation\":true}\n"},
 		{"error instead of content", "list_directory", errResp(fcp.Error{Kind: "ExecutionFailed", Message: "m"}), `ExecutionFailed`},
 		// Masking is for list_directory only.
 		{"other tool keeps error text", "list_dir", okResp(unknownEntry(`"EACCES: permission denied"`)), `EACCES`},
@@ -137,4 +139,28 @@ func TestGoldenDiffOf(t *testing.T) {
 // either in backquotes or as an escaped Go string.
 func diffMentions(diff, s string) bool {
 	return strings.Contains(diff, s) || strings.Contains(diff, strings.ReplaceAll(s, `"`, `\"`))
+}
+
+func TestGoldenNormative(t *testing.T) {
+	classes := map[string]spec.Class{"I-F": spec.ClassForced, "I-A": spec.ClassAllowed, "I-C": spec.ClassConflict}
+	ok, failed := okResp("{}"), errResp(fcp.Error{Kind: "BadArgs", Message: "x"})
+	tests := []struct {
+		name string
+		c    corpus.Case
+		r    fcp.Response
+		want bool
+	}{
+		{"list_directory call", corpus.Case{Op: "call", Tool: "list_directory", Interpretations: []string{"I-F"}}, ok, true},
+		{"codex call", corpus.Case{Op: "call", Tool: "list_dir"}, ok, true},
+		{"an allowed reading", corpus.Case{Op: "call", Tool: "list_directory", Interpretations: []string{"I-F", "I-A"}}, ok, false},
+		{"a conflict", corpus.Case{Op: "call", Tool: "list_directory", Interpretations: []string{"I-C"}}, ok, false},
+		{"an error", corpus.Case{Op: "call", Tool: "list_directory"}, failed, false},
+		{"a summary", corpus.Case{Op: "summary", Tool: "list_directory"}, ok, false},
+		{"another tool", corpus.Case{Op: "call", Tool: "read_file"}, ok, false},
+	}
+	for _, tt := range tests {
+		if got := GoldenNormative(&tt.c, tt.r, classes); got != tt.want {
+			t.Errorf("%s: GoldenNormative = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -3,9 +3,15 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The list_directory output, as the SRD's §3.5 tables define it.
@@ -63,6 +69,13 @@ func ldParamsOf(in Input) ldParams {
 	p.symlinks = boolOf(true, a["include_symlinks"], t["include_symlinks_default"])
 	p.other = boolOf(false, a["include_other"], t["include_other_default"])
 	return p
+}
+
+// listDirChecks registers list_directory's checks: its invariants, and a
+// repeated call must give the same bytes (FR-LD-OUT-02 stable output, C-03
+// deterministic order).
+func listDirChecks() (string, ToolChecks) {
+	return "list_directory", ToolChecks{Invariants: listDirInvariants, Deterministic: []string{"FR-LD-OUT-02", "C-03"}}
 }
 
 func listDirInvariants(in Input) []Failure {
@@ -131,7 +144,7 @@ func listDirInvariants(in Input) []Failure {
 	case o.Truncated && *o.TruncatedReason != "max_entries" && *o.TruncatedReason != "max_output_bytes":
 		inv(fmt.Sprintf("truncated_reason %q is neither max_entries nor max_output_bytes", *o.TruncatedReason), "FR-LD-OUT-02b")
 	case o.Truncated && *o.TruncatedReason == "max_entries" && o.Returned != p.maxEntries:
-		inv(fmt.Sprintf("truncated for max_entries but returned %d entries, not max_entries=%d", o.Returned, p.maxEntries), "FR-LD-LST-07")
+		inv(fmt.Sprintf("truncated for max_entries but returned %d entries, not max_entries=%d", o.Returned, p.maxEntries), "FR-LD-OUT-07")
 	}
 	if o.MaxEntries != p.maxEntries {
 		inv(fmt.Sprintf("max_entries is %d, want the effective value %d", o.MaxEntries, p.maxEntries), "LD-ENT-06", "FR-LD-VAL-06a")
@@ -144,6 +157,7 @@ func listDirInvariants(in Input) []Failure {
 	}
 
 	symlinks := map[string]bool{}
+	disk := ldDisk{base: ldBase(in.Root, p.path)}
 	for i, e := range o.Entries {
 		where := fmt.Sprintf("entries[%d] %q", i, e.Path)
 		if i > 0 && o.Entries[i-1].Path > e.Path {
@@ -173,6 +187,8 @@ func listDirInvariants(in Input) []Failure {
 		}
 		if !ldTypes[e.Type] {
 			inv(fmt.Sprintf("%s has type %q (want file, dir, symlink, other or unknown)", where, e.Type), "LD-ENT-01")
+		} else if want := disk.typeOf(e.Path); want != "" && e.Type != "unknown" && e.Type != want {
+			inv(fmt.Sprintf("%s has type %s, but lstat (which does not follow symlinks) says %s", where, e.Type, want), "LD-ENT-01")
 		}
 		if (e.Type == "file") != (e.SizeBytes != nil) {
 			inv(fmt.Sprintf("%s of type %s has size_bytes %s", where, e.Type, ptrString(e.SizeBytes)), "LD-ENT-02")
@@ -202,7 +218,7 @@ func listDirInvariants(in Input) []Failure {
 			}
 		}
 		for k := 1; k < len(comps); k++ {
-			if parent := strings.Join(comps[:k], "/"); symlinks[parent] {
+			if parent := strings.Join(comps[:k], "/"); symlinks[parent] || disk.typeOf(parent) == "symlink" {
 				inv(fmt.Sprintf("%s lies under the symlink %q: symlinks must not be traversed", where, parent), "FR-LD-VAL-09", "NFR-LD-SEC-03")
 				break
 			}
@@ -210,6 +226,12 @@ func listDirInvariants(in Input) []Failure {
 		if e.Type == "symlink" {
 			symlinks[e.Path] = true
 		}
+		if unknown && e.ErrorCode != nil && *e.ErrorCode == "metadata_unavailable" && disk.danglingLink(e.Path) {
+			inv(fmt.Sprintf("%s is typed unknown, but it is a symlink whose target is gone: lstat (which does not follow it) succeeds", where), "LD-ENT-01")
+		}
+	}
+	for _, m := range disk.missingSymlinks(o, p) {
+		inv(fmt.Sprintf("the symlink %q is missing: lstat types it symlink and include_symlinks is true (typed by its target, it would be filtered as the target)", m), "LD-ENT-01")
 	}
 	return out
 }
@@ -365,4 +387,108 @@ func strPtr(p *string) string {
 		return "null"
 	}
 	return fmt.Sprintf("%q", *p)
+}
+
+// ldDisk is the fixture as it lies on disk: the oracle for what an entry's
+// no-follow type is (LD-ENT-01) and which directories are symlinks
+// (FR-LD-VAL-09). base is the listed directory; empty means no oracle.
+type ldDisk struct{ base string }
+
+// ldBase is the directory a call lists: the request path with $ROOT
+// expanded, relative to the fixture root. "" when the root is unknown.
+func ldBase(root, reqPath string) string {
+	if root == "" {
+		return ""
+	}
+	p := strings.ReplaceAll(reqPath, "$ROOT", root)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	return p
+}
+
+// typeOf is the SRD type of the entry at rel (a listing path) from lstat,
+// or "" when it cannot be told (no oracle, a lossy name, an unreadable
+// parent).
+func (d ldDisk) typeOf(rel string) string {
+	if d.base == "" {
+		return ""
+	}
+	fi, err := os.Lstat(filepath.Join(d.base, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "dir"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	default:
+		return "other"
+	}
+}
+
+// danglingLink reports whether rel is a symlink whose target does not
+// exist.
+func (d ldDisk) danglingLink(rel string) bool {
+	if d.typeOf(rel) != "symlink" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(d.base, filepath.FromSlash(rel)))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// missingSymlinks returns the symlinks on disk that the listing o must
+// hold but lacks: not hidden-filtered, within the depth, inside the listed
+// directory or a directory the listing shows and descends into, and, when
+// max_entries cut the listing, before its last entry in depth-first order.
+// Only symlinks are checked: their type is the one a listing that follows
+// links gets wrong, and so filters wrongly (LD-ENT-01). Listings cut by
+// the output budget are not checked.
+func (d ldDisk) missingSymlinks(o ldOutput, p ldParams) []string {
+	if d.base == "" || !p.symlinks || (o.Truncated && (o.TruncatedReason == nil || *o.TruncatedReason != "max_entries")) {
+		return nil
+	}
+	listed := map[string]bool{}
+	var last []string
+	for _, e := range o.Entries {
+		listed[e.Path] = true
+		if comps := strings.Split(e.Path, "/"); slices.Compare(comps, last) > 0 {
+			last = comps
+		}
+	}
+	dirs := map[string]int64{"": 0}
+	for _, e := range o.Entries {
+		if e.Type == "dir" && p.recursive && e.Depth < p.maxDepth {
+			dirs[e.Path] = e.Depth
+		}
+	}
+	var out []string
+	for dir, depth := range dirs {
+		ents, err := os.ReadDir(filepath.Join(d.base, filepath.FromSlash(dir)))
+		if err != nil {
+			continue
+		}
+		for _, de := range ents {
+			name := de.Name()
+			if de.Type()&fs.ModeSymlink == 0 || !utf8.ValidString(name) || (!p.hidden && strings.HasPrefix(name, ".")) {
+				continue
+			}
+			rel := name
+			if dir != "" {
+				rel = dir + "/" + name
+			}
+			if depth+1 > p.maxDepth || listed[rel] {
+				continue
+			}
+			if o.Truncated && slices.Compare(strings.Split(rel, "/"), last) > 0 {
+				continue
+			}
+			out = append(out, rel)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -2,6 +2,8 @@ package check
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -169,7 +171,7 @@ func TestListDirInvariants(t *testing.T) {
 		{name: "truncated without reason", content: replaceOnce(ldGood, `"truncated":false`, `"truncated":true`), want: []string{"FR-LD-OUT-02b"}},
 		{name: "reason while not truncated", content: replaceOnce(ldGood, `"truncated_reason":null`, `"truncated_reason":"max_entries"`), want: []string{"FR-LD-OUT-02b"}},
 		{name: "unknown reason", content: replaceOnce(replaceOnce(ldGood, `"truncated":false`, `"truncated":true`), `"truncated_reason":null`, `"truncated_reason":"too_big"`), want: []string{"FR-LD-OUT-02b"}},
-		{name: "max_entries reason with fewer entries", content: replaceOnce(replaceOnce(ldGood, `"truncated":false`, `"truncated":true`), `"truncated_reason":null`, `"truncated_reason":"max_entries"`), want: []string{"FR-LD-LST-07"}},
+		{name: "max_entries reason with fewer entries", content: replaceOnce(replaceOnce(ldGood, `"truncated":false`, `"truncated":true`), `"truncated_reason":null`, `"truncated_reason":"max_entries"`), want: []string{"FR-LD-OUT-07"}},
 		{name: "more entries than max_entries", args: `{"path":".","max_entries":1}`, content: ldResult(".", 1, file("a", "a", 1), file("b", "b", 1)), want: []string{"FR-LD-LST-07", "NFR-LD-PERF-01"}},
 
 		// Effective max_entries (LD-ENT-06, FR-LD-VAL-06a).
@@ -457,5 +459,56 @@ func TestListDirInvariantsRejectNull(t *testing.T) {
 		if !slices.Contains(got, "LD-ENT-06") {
 			t.Errorf("%s: invariants %v, want LD-ENT-06 for %s", tt.name, got, tt.content)
 		}
+	}
+}
+
+// TestLDSymlinkOracle checks the invariants that compare a listing's
+// symlinks with the disk: a symlink must be listed as one, even when
+// dangling, and filters act on the symlink type, not the target's.
+func TestLDSymlinkOracle(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"l-file": "a", "l-gone": "missing"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := func(name, typ, code string) string {
+		size, errs := "null", `"error_code":null,"error":null`
+		if typ == "file" {
+			size = "0"
+		}
+		if code != "" {
+			errs = `"error_code":"` + code + `","error":"x"`
+		}
+		return `{"name":"` + name + `","path":"` + name + `","depth":1,"type":"` + typ + `","size_bytes":` + size + `,"modified_epoch_ms":0,"is_hidden":false,` + errs + `}`
+	}
+	listing := func(max int, truncated bool, entries ...string) string {
+		tail := `"truncated":false,"truncated_reason":null}`
+		if truncated {
+			tail = `"truncated":true,"truncated_reason":"max_entries"}`
+		}
+		return `{"path":".","entries":[` + strings.Join(entries, ",") + `],"returned":` + itoa(int64(len(entries))) + `,"max_entries":` + itoa(int64(max)) + `,` + tail
+	}
+	tests := []struct {
+		name, args, content string
+		want                []string
+	}{
+		{"conforming", `{"path":"."}`, listing(200, false, entry("a", "file", ""), entry("l-file", "symlink", ""), entry("l-gone", "symlink", "")), nil},
+		{"link filtered as its target", `{"path":".","include_files":false}`, listing(200, false, entry("l-gone", "symlink", "")), []string{"LD-ENT-01"}},
+		{"dangling link typed unknown", `{"path":"."}`, listing(200, false, entry("a", "file", ""), entry("l-file", "symlink", ""), entry("l-gone", "unknown", "metadata_unavailable")), []string{"LD-ENT-01"}},
+		{"cut before the link", `{"path":".","max_entries":1}`, listing(1, true, entry("a", "file", "")), nil},
+		{"cut after the missing link", `{"path":".","max_entries":1,"include_files":false}`, listing(1, true, entry("l-gone", "symlink", "")), []string{"LD-ENT-01"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := ldInput(t, tc.args, `{}`, tc.content)
+			in.Root = root
+			if got := failedIDs(t, listDirInvariants(in)); !slices.Equal(got, tc.want) {
+				t.Errorf("IDs %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

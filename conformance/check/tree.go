@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/diff"
 )
 
 // KindTree names the check of the filesystem after a call.
@@ -61,7 +60,7 @@ func Tree(before, after Snapshot, want map[string]corpus.TreeEntry, ids []string
 			expected[key] = n
 		}
 	}
-	if d := cmp.Diff(expected, after); d != "" {
+	if d := diff.JSON(expected, after); d != "" {
 		return []Failure{{IDs: ids, Kind: KindTree,
 			Message: fmt.Sprintf("the filesystem after the call differs from the expected tree (%d entries expected, %d found)", len(expected), len(after)),
 			Diff:    d}}

@@ -26,6 +26,25 @@ func boolOf(def bool, cands ...any) bool {
 	return def
 }
 
+// floatOf returns the first number found among the candidates, else def.
+func floatOf(def float64, cands ...any) float64 {
+	for _, c := range cands {
+		switch n := c.(type) {
+		case json.Number:
+			if v, err := n.Float64(); err == nil {
+				return v
+			}
+		case float64:
+			return n
+		case int64:
+			return float64(n)
+		case int:
+			return float64(n)
+		}
+	}
+	return def
+}
+
 // intOf returns the first integer found among the candidates, else def.
 func intOf(def int64, cands ...any) int64 {
 	for _, c := range cands {

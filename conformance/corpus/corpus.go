@@ -12,6 +12,7 @@
 //	  "cases": [{
 //	    "name": "default-args",             // unique within the spec
 //	    "ids": ["T-LD-01", "FR-LD-LST-01"],
+//	    "primary": "FR-LD-LST-01",          // optional; default the first ID
 //	    "interpretations": ["I-LD-03"],     // optional
 //	    "doc": "what the SRD demands here", // optional
 //	    "op": "call",                       // or "definitions", "summary" (default call)
@@ -23,15 +24,29 @@
 //	      {"call": {"tool": "read_file", "args": {"path": "a.txt"}}},
 //	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
 //	    ],
-//	    "expect": {                         // exactly one of json, text, error; tree optional
-//	      "json": {...},                    // partial match of the parsed content
+//	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
+//	    "expect": {                         // exactly one of json, text, contains, error, any_of, success;
+//	      "json": {...},                    //   tree optional
 //	      "text": "...",                    // exact content
+//	      "contains": ["created", "5"],     // success whose content holds each word (any case)
 //	      "error": {"kind": "BadArgs", "message_contains": ["..."], "message": "...",
-//	                "denial": {"reason": "...", "pattern": "..."}},
-//	      "tree": {"a.txt": {"content": "new\n"}, "b.txt": {"absent": true}}
+//	                "denial": {"reason": "...", "pattern": "..."},
+//	                "advice": {"message_contains": ["line 3:"], "why": "..."}},
+//	      "tree": {"a.txt": {"content": "new\n"}, "b.txt": {"absent": true}},
+//	      "any_of": [{...}, {...}],         // every reading the SRD allows; one must hold
+//	      "success": true,                  // a successful result, content not fixed by the SRD
+//	      "advice": {"text": "...", "why": "..."}, // what the SRD's guidance suggests: a warning
 //	    }                                   // tree: listed paths as given, all else unchanged
 //	  }]
 //	}
+//
+// The expectation forms follow the rule of spec/INTERPRETATIONS.md: exact
+// (json, text, error.message) only where the SRD fixes the bytes; words
+// (message_contains, contains) only words a seed document names; any_of
+// where the SRD allows several readings; a policy where it leaves the
+// behaviour to the implementation. advice checks what helps users without
+// being required: a failed advice check is a warning, never a failure
+// (unless the run is --strict).
 //
 // For op "definitions" the matched JSON is an object keyed by tool name
 // whose values are the definitions (description, parameters, ...).
@@ -39,6 +54,23 @@
 // Partial JSON matching: an object matches when every key it lists matches
 // (other keys are ignored); an array matches when it has the same length and
 // every element matches; other values must be equal.
+//
+// An object whose only key is "$array" states an array by what the SRD
+// demands of it instead of copying it; every property is optional, at
+// least one is given, and the array matches when all hold:
+//
+//	"entries": {"$array": {
+//	  "length": 200,                        // exactly 200 elements
+//	  "each": {"depth": 1, "type": "file"}, // every element matches
+//	  "at": {"0": {"path": "f0000.txt"},    // the element at an index matches;
+//	         "-1": {"path": "f0199.txt"}},  // negative indexes count from the end
+//	  "subsequence": [{"path": "a"}, {"path": "a/b"}] // elements matching these,
+//	}}                                      // in this order (others may come between)
+//
+// An object whose only key is "$any" lists the readings the SRD allows for
+// one value; the value matches when it matches one of them (at least two):
+//
+//	"before": {"$any": [[], ["l1"]]}        // no context line, or the one there is
 package corpus
 
 import (
@@ -49,6 +81,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,10 +104,16 @@ const (
 
 // Case is one conformance case, with the file's defaults applied.
 type Case struct {
-	Spec            string          `json:"-"`
-	Name            string          `json:"name"`
-	File            string          `json:"-"`
-	IDs             []string        `json:"ids"`
+	Spec string `json:"-"`
+	Name string `json:"name"`
+	File string `json:"-"`
+	// Line is the line of File where the case's object starts.
+	Line int      `json:"-"`
+	IDs  []string `json:"ids"`
+	// Primary is the ID whose requirement the case's expectation, tree and
+	// golden check; a difference there is charged to it alone, the other
+	// IDs being context. Empty means the first ID (see PrimaryID).
+	Primary         string          `json:"primary,omitempty"`
 	Interpretations []string        `json:"interpretations,omitempty"`
 	Doc             string          `json:"doc,omitempty"`
 	Op              string          `json:"op,omitempty"`
@@ -84,11 +123,17 @@ type Case struct {
 	Config          json.RawMessage `json:"config,omitempty"`
 	Ctx             *CtxOverride    `json:"ctx,omitempty"`
 	Requires        []string        `json:"requires,omitempty"`
+	// Policy selects implementation-defined behaviour: the case runs only
+	// against an implementation whose hello declares every key with the
+	// same value (spec/PROTOCOL.md, "policies").
+	Policy map[string]string `json:"policy,omitempty"`
 	// Before are steps run in the same conversation before the call: calls
 	// whose results are not checked beyond success, and changes the runner
 	// makes on disk (a file edited behind the tools' back).
 	Before []Step `json:"before,omitempty"`
-	Expect Expect `json:"expect"`
+	// Turn is what an op "turn" case plays (see TurnSpec).
+	Turn   *TurnSpec `json:"turn,omitempty"`
+	Expect Expect    `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink.
@@ -126,7 +171,7 @@ type StepSymlink struct {
 // Mutates reports whether the case changes its fixture (so it needs a
 // fresh copy): disk steps, a tree expectation, or a mutating tool.
 func (c *Case) Mutates(mutating map[string]bool) bool {
-	if c.Expect.Tree != nil || mutating[c.Tool] {
+	if c.Expect.HasTree() || mutating[c.Tool] || c.Op == OpTurn {
 		return true
 	}
 	for _, s := range c.Before {
@@ -170,6 +215,25 @@ func (c *Case) Refs() []Ref {
 	return out
 }
 
+// PrimaryID is the ID the case's own checks (expectation, tree, golden)
+// are charged to: Primary, or else the first ID.
+func (c *Case) PrimaryID() string {
+	if c.Primary != "" {
+		return c.Primary
+	}
+	if len(c.IDs) == 0 {
+		return ""
+	}
+	return c.IDs[0]
+}
+
+// Durable reports whether c is a durability case (turn.recover steps,
+// spec/PROTOCOL.md §10): it crashes the implementation's process and
+// recovers in fresh ones. Durability cases have no golden file: the
+// goldens are recorded in-process, where no process can crash, and the
+// case's hand-written expectation is the whole check.
+func (c *Case) Durable() bool { return c.Turn != nil && len(c.Turn.Recover) > 0 }
+
 // FullName is "<spec>/<name>", the name reports and globs use.
 func (c *Case) FullName() string { return c.Spec + "/" + c.Name }
 
@@ -179,12 +243,27 @@ type CtxOverride struct {
 	AvailableCapacityBytes *int64 `json:"available_capacity_bytes,omitempty"`
 }
 
-// Expect is the hand-written expectation: exactly one of JSON, Text, Error,
-// and optionally Tree.
+// Expect is the hand-written expectation: exactly one of JSON, Text,
+// Contains, Error, AnyOf and Success, and optionally Tree and Advice.
 type Expect struct {
-	JSON  json.RawMessage `json:"json,omitempty"`
-	Text  *string         `json:"text,omitempty"`
-	Error *ExpectError    `json:"error,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
+	Text *string         `json:"text,omitempty"`
+	// Contains: a successful result whose content holds every word
+	// (case-insensitive), for outputs the SRD fixes only in part.
+	Contains []string     `json:"contains,omitempty"`
+	Error    *ExpectError `json:"error,omitempty"`
+	// AnyOf lists the readings the SRD allows, each a whole expectation
+	// (with its own tree); the case passes when one of them holds.
+	AnyOf []Expect `json:"any_of,omitempty"`
+	// Turn is the expectation over a turn case's events, results and
+	// history.
+	Turn *TurnExpect `json:"turn,omitempty"`
+	// Success: a successful result whose content the SRD does not fix
+	// (for example an approval summary, which the SRD only guides).
+	Success bool `json:"success,omitempty"`
+	// Advice is what a successful result should look like where the SRD
+	// gives guidance, not a requirement: a difference is a warning.
+	Advice *TextAdvice `json:"advice,omitempty"`
 	// Tree states the fixture tree after the call: the listed paths
 	// (relative to the root) with their expected state; every other entry
 	// must be byte-identical to before the call. An empty object means
@@ -206,6 +285,44 @@ type ExpectError struct {
 	Message         *string       `json:"message,omitempty"`
 	MessageContains []string      `json:"message_contains,omitempty"`
 	Denial          *ExpectDenial `json:"denial,omitempty"`
+	// Advice are checks of what helps users but no SRD requires; failing
+	// one is a warning.
+	Advice *Advice `json:"advice,omitempty"`
+}
+
+// TextAdvice is an advice check on a successful result: its content (an
+// approval summary for op summary) should be Text, or, for a JSON result,
+// should match JSON as a json expectation does (only the listed fields
+// are compared). Exactly one of Text and JSON is set. The JSON form holds
+// the reference's exact reading where the SRD allows others: the case's
+// own expectation keeps what the SRD requires (a failure), the advice the
+// rest (a warning).
+type TextAdvice struct {
+	Text string          `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
+	// Why says where the guidance comes from (shown with the warning).
+	Why string `json:"why,omitempty"`
+}
+
+// Advice is an advice check on an error message.
+type Advice struct {
+	MessageContains []string `json:"message_contains"`
+	// Why says why it helps (shown with the warning).
+	Why string `json:"why,omitempty"`
+}
+
+// HasTree reports whether the expectation, or one of its alternatives,
+// states the tree after the call (so the runner must snapshot it).
+func (e *Expect) HasTree() bool {
+	if e.Tree != nil {
+		return true
+	}
+	for i := range e.AnyOf {
+		if e.AnyOf[i].HasTree() {
+			return true
+		}
+	}
+	return false
 }
 
 // ExpectDenial is an expected DenialReason; empty fields are not compared.
@@ -242,6 +359,19 @@ func Load(fsys fs.FS) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
+	return load(fsys, sch)
+}
+
+// LoadTrusted is Load without the JSON Schema validation (most of Load's
+// time): for a corpus embedded at build time, which the tests load with
+// Load (TestLoadTrusted), so that a command that starts often does not
+// validate it again on every start.
+func LoadTrusted(fsys fs.FS) (*Corpus, error) {
+	return load(fsys, nil)
+}
+
+// load reads the corpus, validating each file with sch unless it is nil.
+func load(fsys fs.FS, sch *jsonschema.Schema) (*Corpus, error) {
 	files, err := fs.Glob(fsys, "*/*.json")
 	if err != nil {
 		return nil, err
@@ -286,14 +416,16 @@ func compileSchema() (*jsonschema.Schema, error) {
 }
 
 func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error) {
-	var raw any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("%s: not valid JSON: %w", name, err)
-	}
-	if err := sch.Validate(raw); err != nil {
-		return nil, fmt.Errorf("%s: does not match the case format (conformance/corpus/case.schema.json): %s", name, schemaMessage(err))
+	if sch != nil {
+		var raw any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("%s: not valid JSON: %w", name, err)
+		}
+		if err := sch.Validate(raw); err != nil {
+			return nil, fmt.Errorf("%s: does not match the case format (conformance/corpus/case.schema.json): %s", name, schemaMessage(err))
+		}
 	}
 	var f File
 	strict := json.NewDecoder(bytes.NewReader(data))
@@ -305,10 +437,14 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 	if f.Spec != dir {
 		return nil, fmt.Errorf("%s: spec %q does not match its directory %q: move the file or fix \"spec\"", name, f.Spec, dir)
 	}
+	lines := caseLines(data)
 	var out []*Case
 	for i := range f.Cases {
 		k := f.Cases[i]
 		k.Spec, k.File = f.Spec, name
+		if i < len(lines) {
+			k.Line = lines[i]
+		}
 		if k.Tool == "" {
 			k.Tool = f.Defaults.Tool
 		}
@@ -332,8 +468,19 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 				return nil, fmt.Errorf("%s: case %q before[%d] must have exactly one of call, write, remove, symlink", name, k.Name, i)
 			}
 		}
+		if k.Primary != "" && !slices.Contains(k.IDs, k.Primary) {
+			return nil, fmt.Errorf("%s: case %q has primary %s, which is not one of its ids %v: add it to ids or fix primary", name, k.Name, k.Primary, k.IDs)
+		}
 		if (k.Op == "call" || k.Op == "summary") && len(k.Args) == 0 {
 			return nil, fmt.Errorf("%s: case %q has no \"args\": a call case needs the tool arguments", name, k.Name)
+		}
+		if k.Op == OpTurn {
+			if k.Turn == nil || k.Expect.Turn == nil {
+				return nil, fmt.Errorf("%s: case %q is op turn: it needs \"turn\" (user, model) and \"expect\".\"turn\"", name, k.Name)
+			}
+			if k.Tool == "" {
+				k.Tool = OpTurn
+			}
 		}
 		if k.Tool == "" {
 			return nil, fmt.Errorf("%s: case %q names no tool: set \"tool\" on the case or in \"defaults\"", name, k.Name)
@@ -341,6 +488,46 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		out = append(out, &k)
 	}
 	return out, nil
+}
+
+// caseLines returns the line on which each element of the top-level
+// "cases" array starts, in order (nil if the file cannot be scanned; the
+// strict decode reports why).
+func caseLines(data []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "cases" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil
+		}
+		var out []int
+		for dec.More() {
+			off := int(dec.InputOffset())
+			for off < len(data) && data[off] != '{' {
+				off++
+			}
+			out = append(out, 1+bytes.Count(data[:off], []byte("\n")))
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func schemaMessage(err error) string {
@@ -357,22 +544,6 @@ func schemaMessage(err error) string {
 		return fmt.Sprintf("at %s: %s", loc, leaf.Message)
 	}
 	return err.Error()
-}
-
-// IDs returns the sorted set of IDs the corpus covers.
-func (c *Corpus) IDs() []string {
-	set := map[string]bool{}
-	for _, k := range c.Cases {
-		for _, id := range k.IDs {
-			set[id] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Find returns the case with the given full name.

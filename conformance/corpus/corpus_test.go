@@ -40,7 +40,7 @@ func TestLoadValid(t *testing.T) {
 		want corpus.Case
 	}{
 		{"list_directory/default-args", corpus.Case{
-			Spec: "list_directory", Name: "default-args", File: "list_directory/basic.json",
+			Spec: "list_directory", Name: "default-args", File: "list_directory/basic.json", Line: 21,
 			IDs: []string{"T-LD-01", "FR-LD-LST-01"}, Interpretations: []string{"I-LD-03"}, Doc: "A listing with default arguments.",
 			Op: "call", Tool: "list_directory", Fixture: "basic", // op, tool and fixture from the defaults
 			Args:   raw(`{"path": "."}`),
@@ -48,7 +48,7 @@ func TestLoadValid(t *testing.T) {
 			Expect: corpus.Expect{JSON: raw(`{"path": ".", "entries": [{"name": "a"}]}`)},
 		}},
 		{"list_directory/own-fixture", corpus.Case{
-			Spec: "list_directory", Name: "own-fixture", File: "list_directory/basic.json",
+			Spec: "list_directory", Name: "own-fixture", File: "list_directory/basic.json", Line: 9,
 			IDs: []string{"T-LD-04"}, Op: "call", Tool: "list_directory", Fixture: "deep", // the case's own values win
 			Args:     raw(`{"path": "$ROOT", "recursive": true, "max_depth": 9}`),
 			Config:   raw(`{"tools": {}}`),
@@ -58,12 +58,12 @@ func TestLoadValid(t *testing.T) {
 				Denial: &corpus.ExpectDenial{Reason: "LimitsExceeded"}}},
 		}},
 		{"list_directory/definitions", corpus.Case{
-			Spec: "list_directory", Name: "definitions", File: "list_directory/definitions.json",
+			Spec: "list_directory", Name: "definitions", File: "list_directory/definitions.json", Line: 5,
 			IDs: []string{"FR-LD-DEF-01", "T-LD-01"}, Op: "definitions", Tool: "list_directory", // no fixture default: stays empty; no args needed
 			Expect: corpus.Expect{JSON: raw(`{"list_directory": {}}`)},
 		}},
 		{"codex_list_dir/default-args", corpus.Case{
-			Spec: "codex_list_dir", Name: "default-args", File: "codex_list_dir/list-dir.json",
+			Spec: "codex_list_dir", Name: "default-args", File: "codex_list_dir/list-dir.json", Line: 5,
 			IDs: []string{"CX-LD-FMT-01"}, Op: "call", Tool: "list_dir", Fixture: "basic",
 			Args:   raw(`{"dir_path": "$ROOT"}`),
 			Expect: corpus.Expect{Text: func() *string { s := "Absolute path: $ROOT"; return &s }()},
@@ -90,13 +90,6 @@ func TestFindAndIDs(t *testing.T) {
 	}
 	if k := c.Find("codex_list_dir/default-args"); k == nil || k.Tool != "list_dir" {
 		t.Errorf("Find picks the case of the right spec when short names repeat across specs, got %+v", k)
-	}
-	want := []string{"CX-LD-FMT-01", "FR-LD-DEF-01", "FR-LD-LST-01", "T-LD-01", "T-LD-04"}
-	if d := cmp.Diff(want, c.IDs()); d != "" {
-		t.Errorf("IDs() differ (sorted, distinct) (-want +got):\n%s", d)
-	}
-	if ids := (&corpus.Corpus{}).IDs(); len(ids) != 0 {
-		t.Errorf("IDs of an empty corpus = %v", ids)
 	}
 }
 
@@ -231,5 +224,81 @@ func TestSameShortNameInTwoSpecs(t *testing.T) {
 	}
 	if len(c.Cases) != 2 {
 		t.Errorf("got %d cases, want 2", len(c.Cases))
+	}
+}
+
+// The expectation forms of the rule: any_of, contains, advice, policy.
+func TestLoadExpectationForms(t *testing.T) {
+	file := func(expect string, extra string) fstest.MapFS {
+		return fstest.MapFS{"lp1/x.json": {Data: []byte(`{"spec":"lp1","defaults":{"tool":"apply_patch","fixture":"patch"},"cases":[{"name":"c","ids":["LP1-STR-01"],` + extra + `"args":{"patch":"x"},"expect":` + expect + `}]}`)}}
+	}
+	c, err := corpus.Load(file(`{"any_of":[
+		{"error":{"kind":"PatchFailed","advice":{"message_contains":["line 3:"],"why":"helps"}},"tree":{}},
+		{"contains":["modified: a.txt"],"tree":{"a.txt":{"content":"b"}}}]}`, `"policy":{"lp1_missing_file":"refuse"},`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := c.Cases[0]
+	if len(k.Expect.AnyOf) != 2 || k.Expect.AnyOf[0].Error.Advice.MessageContains[0] != "line 3:" || k.Expect.AnyOf[1].Contains[0] != "modified: a.txt" {
+		t.Errorf("expect = %+v", k.Expect)
+	}
+	if k.Policy["lp1_missing_file"] != "refuse" || !k.Expect.HasTree() || !k.Mutates(nil) {
+		t.Errorf("policy %v, HasTree %v, Mutates %v", k.Policy, k.Expect.HasTree(), k.Mutates(nil))
+	}
+	for _, bad := range []struct{ expect, extra string }{
+		{`{"any_of":[{"text":"a"}]}`, ``},
+		{`{"any_of":[{"text":"a"},{"any_of":[{"text":"b"},{"text":"c"}]}]}`, ``},
+		{`{"text":"a","contains":["a"]}`, ``},
+		{`{"contains":[]}`, ``},
+		{`{"error":{"kind":"PatchFailed","advice":{"why":"x"}}}`, ``},
+		{`{"text":"a"}`, `"policy":{},`},
+		{`{"text":"a"}`, `"policy":{"lp1_missing_file":1},`},
+	} {
+		if _, err := corpus.Load(file(bad.expect, bad.extra)); err == nil {
+			t.Errorf("expect %s %s: loaded, want a format error", bad.expect, bad.extra)
+		}
+	}
+}
+
+// TestArrayExpectationSchema checks the schema of the "$array" form of a
+// json expectation, at any depth.
+func TestArrayExpectationSchema(t *testing.T) {
+	tests := []struct {
+		name, json string
+		wantErr    string // substring of the error; "" = valid
+	}{
+		{"length", `{"entries": {"$array": {"length": 200}}}`, ""},
+		{"every property", `{"entries": {"$array": {"length": 2, "each": {"depth": 1}, "at": {"0": {"name": "a"}, "-1": {"name": "b"}}, "subsequence": [{"name": "a"}]}}}`, ""},
+		{"nested", `{"a": [{"entries": {"$array": {"each": {"c": {"$array": {"length": 0}}}}}}]}`, ""},
+		{"top level", `{"$array": {"length": 1}}`, ""},
+		{"ordinary object with a dollar key elsewhere", `{"$ref": 1}`, ""},
+		{"no property", `{"entries": {"$array": {}}}`, "at /cases/0/expect/json/entries/$array"},
+		{"unknown property", `{"entries": {"$array": {"size": 1}}}`, "at /cases/0/expect/json/entries/$array"},
+		{"negative length", `{"entries": {"$array": {"length": -1}}}`, "at /cases/0/expect/json/entries/$array/length"},
+		{"fractional length", `{"entries": {"$array": {"length": 1.5}}}`, "at /cases/0/expect/json/entries/$array/length"},
+		{"index not an integer", `{"entries": {"$array": {"at": {"first": {}}}}}`, "at /cases/0/expect/json/entries/$array/at"},
+		{"index with a leading zero", `{"entries": {"$array": {"at": {"01": {}}}}}`, "at /cases/0/expect/json/entries/$array/at"},
+		{"empty subsequence", `{"entries": {"$array": {"subsequence": []}}}`, "at /cases/0/expect/json/entries/$array/subsequence"},
+		{"other keys beside $array", `{"entries": {"$array": {"length": 1}, "n": 1}}`, "at /cases/0/expect/json/entries"},
+		{"bad form nested in an array", `[{"e": {"$array": {"length": "2"}}}]`, "at /cases/0/expect/json/0/e/$array/length"},
+		{"alternatives", `{"before": {"$any": [[], ["l1"]]}}`, ""},
+		{"alternatives inside an array form", `{"m": {"$array": {"each": {"$any": [{"a": 1}, {"a": 2}]}}}}`, ""},
+		{"one alternative", `{"before": {"$any": [[]]}}`, "at /cases/0/expect/json/before/$any"},
+		{"other keys beside $any", `{"before": {"$any": [1, 2], "n": 1}}`, "at /cases/0/expect/json/before"},
+		{"bad form nested in alternatives", `{"b": {"$any": [1, {"$array": {}}]}}`, "at /cases/0/expect/json/b/$any/1/$array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := strings.Replace(goodFile, `{"json": {}}`, `{"json": `+tt.json+`}`, 1)
+			_, err := corpus.Load(fstest.MapFS{"list_directory/a.json": {Data: []byte(file)}})
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("want valid, got %v", err)
+			case tt.wantErr != "" && err == nil:
+				t.Errorf("want an error at %q, got none", tt.wantErr)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
+				t.Errorf("error does not contain %q:\n%v", tt.wantErr, err)
+			}
+		})
 	}
 }

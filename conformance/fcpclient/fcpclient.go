@@ -8,10 +8,12 @@
 // returns within the caller's deadline with a *ProtocolError saying what
 // happened, and leaves no process or goroutine behind:
 //
-//   - the implementation runs in its own process group, and the whole group
-//     is killed with SIGKILL when the client is done with it, so
-//     grandchildren die too (a process that leaves the group with setsid
-//     escapes; its pipes are closed under it);
+//   - the implementation runs in its own process group and, on Linux, in a
+//     cgroup v2 of its own when the hierarchy is writable (else the runner
+//     is a child subreaper and marks the implementation's environment);
+//     the whole tree is killed with SIGKILL when the client is done with
+//     it, so grandchildren die too, those that left the process group
+//     with setsid included (elsewhere than Linux only the group is killed);
 //   - stdout is read by a goroutine that delivers lines over a channel, so
 //     a wait can always be abandoned; a line is at most Options.MaxLineBytes
 //     and reading stops at the first longer one;
@@ -83,6 +85,10 @@ type Options struct {
 	// OneShot and a crashed session wait for the exit status, before
 	// killing (default DefaultExitGrace).
 	ExitGrace time.Duration
+	// NoCgroup confines the implementation's processes by the subreaper
+	// fallback even where a cgroup of its own could be created (see the
+	// package documentation on process trees).
+	NoCgroup bool
 }
 
 func (o Options) withDefaults() Options {
@@ -296,6 +302,14 @@ func (p *proc) awaitExit(parent context.Context, seq int64) error {
 	for {
 		select {
 		case <-p.exited:
+			if lines != nil {
+				// The exit races the last lines: read stdout to its end
+				// (briefly: a grandchild may hold it open) first.
+				if m, ok := p.lastLine(lines); ok {
+					return &ProtocolError{Kind: KindGarbage, Seq: seq, Detail: fmt.Sprintf(
+						"printed another line after the response to seq %d (one response line per request): %s", seq, quote(m.line))}
+				}
+			}
 			p.finish(0)
 			if !p.exitedZero() {
 				return &ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
@@ -317,6 +331,19 @@ func (p *proc) awaitExit(parent context.Context, seq int64) error {
 			return &ProtocolError{Kind: KindTimeout, Seq: seq, Detail: fmt.Sprintf(
 				"did not exit within %s after answering seq %d and EOF on stdin; killed its process group", waited, seq)}
 		}
+	}
+}
+
+// lastLine waits up to stderrDrain for the end of stdout and returns a line
+// that came before it, if any.
+func (p *proc) lastLine(lines <-chan lineMsg) (lineMsg, bool) {
+	t := time.NewTimer(stderrDrain)
+	defer t.Stop()
+	select {
+	case m := <-lines:
+		return m, m.err == nil
+	case <-t.C:
+		return lineMsg{}, false
 	}
 }
 

@@ -18,10 +18,11 @@ import (
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
-// fakeimpl and refserver are the paths of testdata/fakeimpl and
-// testdata/refserver, built by TestMain into a directory every user can
-// reach (mode 0755), for the run-as-nobody test.
-var fakeimpl, refserver string
+// fakeimpl and forgeConform are the paths of testdata/fakeimpl and of
+// cmd/forge-conform (whose `ref` command serves the reference over FCP/1),
+// built by TestMain into a directory every user can reach (mode 0755), for
+// the run-as-nobody test.
+var fakeimpl, forgeConform string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fcpclient-test-")
@@ -33,11 +34,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeimpl = filepath.Join(dir, "fakeimpl")
-	refserver = filepath.Join(dir, "refserver")
-	build := exec.Command("go", "build", "-o", dir, "./testdata/fakeimpl", "./testdata/refserver")
+	forgeConform = filepath.Join(dir, "forge-conform")
+	build := exec.Command("go", "build", "-o", dir, "./testdata/fakeimpl", "../../cmd/forge-conform")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "fcpclient tests: building testdata/fakeimpl and testdata/refserver:", err)
+		fmt.Fprintln(os.Stderr, "fcpclient tests: building testdata/fakeimpl and cmd/forge-conform:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -570,7 +571,7 @@ func TestReferenceEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a<&>.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Start(context.Background(), Options{Command: []string{refserver}, Validator: v})
+	s, err := Start(context.Background(), Options{Command: []string{forgeConform, "ref"}, Validator: v})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ type proc struct {
 	o      Options
 	cmd    *exec.Cmd
 	pid    int // also the process group id (Setpgid)
+	tree   *tree
 	stdin  *os.File
 	stdout *os.File
 	errR   *os.File
@@ -88,17 +89,33 @@ func startProc(o Options) (*proc, error) {
 		return nil, startErr("cannot create pipes: %v", err)
 	}
 
-	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        append([]string(nil), o.Command...),
-		Dir:         o.Dir,
-		Env:         o.Env,
-		Stdin:       inR,
-		Stdout:      outW,
-		Stderr:      errW,
-		SysProcAttr: sysProcAttr(o.Credential),
+	newCmd := func(tr *tree) *exec.Cmd {
+		cmd := &exec.Cmd{
+			Path:        path,
+			Args:        append([]string(nil), o.Command...),
+			Dir:         o.Dir,
+			Env:         o.Env,
+			Stdin:       inR,
+			Stdout:      outW,
+			Stderr:      errW,
+			SysProcAttr: sysProcAttr(o.Credential),
+		}
+		tr.apply(cmd)
+		return cmd
 	}
-	if err := cmd.Start(); err != nil {
+	tr := newTree(o.NoCgroup)
+	cmd := newCmd(tr)
+	err = cmd.Start()
+	if err != nil && tr.mode() == "cgroup" {
+		// Starting into the cgroup can be refused (a cgroup the runner
+		// may create but not move processes into): fall back.
+		tr.release()
+		tr = newTree(true)
+		cmd = newCmd(tr)
+		err = cmd.Start()
+	}
+	if err != nil {
+		tr.release()
 		closeAll()
 		detail := fmt.Sprintf("cannot start %s: %v", path, err)
 		if o.Credential != nil {
@@ -114,7 +131,7 @@ func startProc(o Options) (*proc, error) {
 	errW.Close()
 
 	p := &proc{
-		o: o, cmd: cmd, pid: cmd.Process.Pid,
+		o: o, cmd: cmd, pid: cmd.Process.Pid, tree: tr,
 		stdin: inW, stdout: outR, errR: errR,
 		stderr:     newTail(o.StderrBytes),
 		lines:      make(chan lineMsg, 1),
@@ -190,9 +207,11 @@ func (p *proc) readStderr() {
 }
 
 // finish ends the process for good, once: it closes stdin, waits up to
-// grace for the leader to exit on its own, kills the whole process group
-// (always, so that no member outlives the leader), reaps the leader, lets
-// stderr drain briefly and releases the reader goroutines. It reports
+// grace for the leader to exit on its own, kills the whole process tree
+// (always, so that no descendant outlives the leader: its process group,
+// then its cgroup or the subreaper's sweep, see tree), reaps the leader,
+// removes its cgroup, lets stderr drain briefly and releases the reader
+// goroutines. It reports
 // whether the leader exited on its own (before the kill).
 func (p *proc) finish(grace time.Duration) bool {
 	p.finishOnce.Do(func() {
@@ -214,7 +233,7 @@ func (p *proc) finish(grace time.Duration) bool {
 		// On Linux the exited leader is a zombie until reaped, which keeps
 		// its pid and so the group id reserved: the kill cannot hit a
 		// stranger.
-		killGroup(p.pid)
+		p.tree.kill(p.pid)
 		t := time.NewTimer(killWait)
 		select {
 		case <-p.exited:
@@ -223,6 +242,7 @@ func (p *proc) finish(grace time.Duration) bool {
 			p.waitErr = fmt.Errorf("process %d did not die within %s of SIGKILL", p.pid, killWait)
 		}
 		t.Stop()
+		p.tree.release()
 		t = time.NewTimer(stderrDrain)
 		select {
 		case <-p.stderrDone:

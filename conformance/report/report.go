@@ -1,5 +1,6 @@
-// Package report renders a run: a human report grouped by spec and ID, the
-// JSON report whose shape CI scripts rely on, and JUnit XML.
+// Package report renders a run: a human report that shows each failing
+// case first (text.go), the JSON report whose shape CI scripts rely on
+// (spec/report.schema.json), and JUnit XML.
 package report
 
 import (
@@ -7,185 +8,77 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
+	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
-// TextOptions tune the human report.
-type TextOptions struct {
-	// Verbose lists every ID and every case, not only the ones that need
-	// attention.
-	Verbose bool
-}
-
-// Text writes the human report.
-func Text(w io.Writer, run *runner.Run, o TextOptions) {
-	im := run.Implementation
-	fmt.Fprintf(w, "forge-conform: checking %s %s (%s)\n", orDash(im.Name), im.Version, orDash(im.Language))
-	for _, n := range run.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	bySpec := map[string][]runner.IDResult{}
-	var specs []string
-	for _, ir := range run.IDs {
-		if _, ok := bySpec[ir.Spec]; !ok {
-			specs = append(specs, ir.Spec)
-		}
-		bySpec[ir.Spec] = append(bySpec[ir.Spec], ir)
-	}
-	for _, s := range specs {
-		ids := bySpec[s]
-		counts := map[runner.Status]int{}
-		for _, ir := range ids {
-			counts[ir.Status]++
-		}
-		fmt.Fprintf(w, "\n%s: %s\n", s, countLine(counts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Planned, runner.Untestable}))
-		for _, ir := range ids {
-			attention := ir.Status == runner.Failed || ir.Status == runner.Errored || ir.Status == runner.Uncovered
-			if !attention && !o.Verbose {
-				continue
-			}
-			fmt.Fprintf(w, "  %-10s %-16s %s\n", strings.ToUpper(string(ir.Status)), ir.ID, ir.Summary)
-			if !attention {
-				continue
-			}
-			for _, r := range blamed(run.Results, ir) {
-				writeCase(w, r, ir)
-			}
-		}
-	}
-	fmt.Fprintln(w)
-	skips := map[string]int{}
-	for _, r := range run.Results {
-		switch {
-		case r.Status == runner.Skipped:
-			skips[r.Message]++
-		case o.Verbose:
-			fmt.Fprintf(w, "%-8s %s (%s)\n", strings.ToUpper(string(r.Status)), r.Case.FullName(), r.Duration.Round(10000))
-		}
-	}
-	reasons := make([]string, 0, len(skips))
-	for m := range skips {
-		reasons = append(reasons, m)
-	}
-	sort.Strings(reasons)
-	for _, m := range reasons {
-		fmt.Fprintf(w, "skipped %d case(s): %s\n", skips[m], m)
-	}
-	idCounts := map[runner.Status]int{}
-	for _, ir := range run.IDs {
-		idCounts[ir.Status]++
-	}
-	fmt.Fprintf(w, "IDs: %s\n", countLine(idCounts, []runner.Status{runner.Passed, runner.Failed, runner.Errored, runner.Skipped, runner.Uncovered, runner.Planned, runner.Untestable}))
-	s := run.Summary()
-	fmt.Fprintf(w, "cases: %d passed, %d failed, %d skipped, %d errored in %s\n", s[runner.Passed], s[runner.Failed], s[runner.Skipped], s[runner.Errored], run.Elapsed.Round(1000000))
-}
-
-// blamed returns the failed or errored cases behind an ID's verdict: the
-// cases covering it, and any case with a failure naming it (an invariant
-// tagged with the ID can fail on a case that covers other IDs).
-func blamed(results []*runner.Result, ir runner.IDResult) []*runner.Result {
-	covers := map[string]bool{}
-	for _, c := range ir.Cases {
-		covers[c] = true
-	}
-	var out []*runner.Result
-	for _, r := range results {
-		switch {
-		case r.Status != runner.Failed && r.Status != runner.Errored:
-		case covers[r.Case.FullName()]:
-			out = append(out, r)
-		default:
-			for _, f := range r.Failures {
-				if names(r, f.IDs, ir) {
-					out = append(out, r)
-					break
-				}
-			}
-		}
-	}
-	return out
-}
-
-// names reports whether ids (as a failure of r names them) include ir's ID.
-func names(r *runner.Result, ids []string, ir runner.IDResult) bool {
-	want := corpus.Ref{Spec: ir.Spec, ID: ir.ID}
-	for _, id := range ids {
-		if corpus.ParseRef(r.Case.Spec, id) == want {
-			return true
-		}
-	}
-	return false
-}
-
-func writeCase(w io.Writer, r *runner.Result, ir runner.IDResult) {
-	fmt.Fprintf(w, "             %s %s\n", strings.ToUpper(string(r.Status)), r.Case.FullName())
-	if r.Status == runner.Errored {
-		fmt.Fprintf(w, "               %s\n", r.Message)
-		if r.Stderr != "" {
-			fmt.Fprintf(w, "               stderr: %s\n", indent(strings.TrimSpace(r.Stderr), "               "))
-		}
-		return
-	}
-	for _, f := range r.Failures {
-		if !names(r, f.IDs, ir) {
-			continue
-		}
-		fmt.Fprintf(w, "               %s: %s\n", f.Kind, f.Message)
-		if f.Diff != "" {
-			fmt.Fprintf(w, "               diff (-want +got):\n               %s\n", indent(strings.TrimRight(f.Diff, "\n"), "               "))
-		}
-	}
-	if len(r.Failures) == 0 {
-		fmt.Fprintf(w, "               %s\n", r.Message)
-	}
-	if len(r.Case.Interpretations) > 0 {
-		fmt.Fprintf(w, "               relies on %s (spec/INTERPRETATIONS.md)\n", strings.Join(r.Case.Interpretations, ", "))
-	}
-}
-
-func countLine(m map[runner.Status]int, order []runner.Status) string {
-	var parts []string
-	for _, s := range order {
-		if m[s] > 0 || s == runner.Passed || s == runner.Failed {
-			parts = append(parts, fmt.Sprintf("%d %s", m[s], s))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // JSONReport is the machine-readable report. Its field names are a
 // user-facing interface: extend, never rename.
+// The shape is spec/report.schema.json; cases --run/--skip left out are
+// not listed.
 type JSONReport struct {
 	Implementation fcp.Implementation `json:"implementation"`
 	Notes          []string           `json:"notes"`
 	Summary        JSONSummary        `json:"summary"`
 	Cases          []JSONCase         `json:"cases"`
 	IDs            []JSONID           `json:"ids"`
+	Conflicts      []JSONConflict     `json:"conflicts"`
 	ElapsedMs      int64              `json:"elapsed_ms"`
+	// Stopped is set when the run stopped early (runner.Stop).
+	Stopped *JSONStop `json:"stopped,omitempty"`
 }
 
-// JSONSummary counts cases by status.
+// JSONStop says why a run stopped before checking anything.
+type JSONStop struct {
+	Cause     string   `json:"cause"`
+	Cases     []string `json:"cases"`
+	Hello     string   `json:"hello,omitempty"`
+	Stderr    string   `json:"stderr,omitempty"`
+	Reproduce []string `json:"reproduce,omitempty"`
+}
+
+// JSONConflict is a spec conflict the run's cases touched, with the
+// selected cases that name it.
+type JSONConflict struct {
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Cases []string `json:"cases"`
+}
+
+// JSONSummary counts cases by status, and the warnings (failed SHOULD/MAY
+// and advice checks) and notes (golden differences that are not
+// normative) of the selected cases.
 type JSONSummary struct {
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Skipped int `json:"skipped"`
-	Errored int `json:"errored"`
+	Passed   int `json:"passed"`
+	Failed   int `json:"failed"`
+	Skipped  int `json:"skipped"`
+	Errored  int `json:"errored"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
 }
 
-// JSONCase is one case's verdict.
+// JSONCase is one case's verdict. Failed and errored cases carry the
+// evidence: the request as sent and the response as received, the
+// fixture's absolute paths replaced by $ROOT and $OUTSIDE.
 type JSONCase struct {
 	Name            string        `json:"name"`
 	Spec            string        `json:"spec"`
 	IDs             []string      `json:"ids"`
 	Interpretations []string      `json:"interpretations,omitempty"`
+	File            string        `json:"file,omitempty"` // relative to conformance/cases
+	Line            int           `json:"line,omitempty"`
+	Doc             string        `json:"doc,omitempty"`
 	Status          runner.Status `json:"status"`
 	Message         string        `json:"message"`
 	Failures        []JSONFailure `json:"failures,omitempty"`
+	Warnings        []JSONFailure `json:"warnings,omitempty"`
+	Notes           []JSONFailure `json:"notes,omitempty"`
+	Request         *fcp.Request  `json:"request,omitempty"`
+	Response        *fcp.Response `json:"response,omitempty"`
 	Stderr          string        `json:"stderr,omitempty"`
 	DurationUs      int64         `json:"duration_us"`
 }
@@ -195,7 +88,10 @@ type JSONFailure struct {
 	IDs     []string `json:"ids"`
 	Kind    string   `json:"kind"`
 	Message string   `json:"message"`
-	Diff    string   `json:"diff,omitempty"`
+	// Diff is a unified diff ("--- want", "+++ got") of text or of
+	// pretty-printed JSON.
+	Diff     string `json:"diff,omitempty"`
+	Severity string `json:"severity,omitempty"`
 }
 
 // JSONID is one requirement's verdict.
@@ -210,20 +106,27 @@ type JSONID struct {
 
 // BuildJSON assembles the JSON report.
 func BuildJSON(run *runner.Run) JSONReport {
-	s := run.Summary()
+	s := selectedSummary(run)
 	rep := JSONReport{Implementation: run.Implementation, Notes: run.Notes, ElapsedMs: run.Elapsed.Milliseconds(),
 		Summary: JSONSummary{Passed: s[runner.Passed], Failed: s[runner.Failed], Skipped: s[runner.Skipped], Errored: s[runner.Errored]}}
 	if rep.Notes == nil {
 		rep.Notes = []string{}
 	}
-	rep.Cases, rep.IDs = []JSONCase{}, []JSONID{}
+	rep.Cases, rep.IDs, rep.Conflicts = []JSONCase{}, []JSONID{}, []JSONConflict{}
 	for _, r := range run.Results {
+		if r.Unselected {
+			continue
+		}
 		jc := JSONCase{Name: r.Case.FullName(), Spec: r.Case.Spec, IDs: r.Case.IDs, Interpretations: r.Case.Interpretations,
-			Status: r.Status, Message: r.Message, Stderr: r.Stderr, DurationUs: r.Duration.Microseconds()}
-		for _, f := range r.Failures {
-			jc.Failures = append(jc.Failures, JSONFailure(f))
+			File: r.Case.File, Line: r.Case.Line, Doc: r.Case.Doc,
+			Status: r.Status, Message: r.Message, Stderr: r.Stderr, DurationUs: r.Duration.Microseconds(),
+			Failures: jsonFailures(r.Failures), Warnings: jsonFailures(r.Warnings), Notes: jsonFailures(r.Notes)}
+		if r.Status == runner.Failed || r.Status == runner.Errored || r.ExpectedFailure {
+			jc.Request, jc.Response = r.Request, r.Response
 		}
 		rep.Cases = append(rep.Cases, jc)
+		rep.Summary.Warnings += len(r.Warnings)
+		rep.Summary.Notes += len(r.Notes)
 	}
 	for _, ir := range run.IDs {
 		cases := ir.Cases
@@ -232,7 +135,43 @@ func BuildJSON(run *runner.Run) JSONReport {
 		}
 		rep.IDs = append(rep.IDs, JSONID{ID: ir.ID, Spec: ir.Spec, Level: string(ir.Level), Status: ir.Status, Cases: cases, Testable: ir.Testable})
 	}
+	for _, c := range run.Conflicts {
+		rep.Conflicts = append(rep.Conflicts, JSONConflict{ID: c.ID, Title: c.Title, Cases: conflictCases(run, c.ID)})
+	}
+	if st := run.Stopped; st != nil {
+		rep.Stopped = &JSONStop{Cause: st.Cause, Cases: st.Cases, Hello: st.Hello, Stderr: st.Stderr, Reproduce: st.Reproduce}
+	}
 	return rep
+}
+
+// conflictCases names the selected cases that rely on the conflict id.
+func conflictCases(run *runner.Run, id string) []string {
+	out := []string{}
+	for _, r := range run.Results {
+		if !r.Unselected && has(r.Case.Interpretations, id) {
+			out = append(out, r.Case.FullName())
+		}
+	}
+	return out
+}
+
+func jsonFailures(fs []check.Failure) []JSONFailure {
+	var out []JSONFailure
+	for _, f := range fs {
+		out = append(out, JSONFailure(f))
+	}
+	return out
+}
+
+// selectedSummary counts the selected cases by status.
+func selectedSummary(run *runner.Run) map[runner.Status]int {
+	s := run.Summary()
+	for _, r := range run.Results {
+		if r.Unselected {
+			s[r.Status]--
+		}
+	}
+	return s
 }
 
 // JSON writes the JSON report.
@@ -255,22 +194,34 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Cases      []junitCase      `xml:"testcase"`
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      float64       `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemErr string        `xml:"system-err,omitempty"`
+	Name       string           `xml:"name,attr"`
+	Classname  string           `xml:"classname,attr"`
+	Time       float64          `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitMessage    `xml:"failure,omitempty"`
+	Error      *junitMessage    `xml:"error,omitempty"`
+	Skipped    *junitMessage    `xml:"skipped,omitempty"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+	SystemErr  string           `xml:"system-err,omitempty"`
+}
+
+type junitProperties struct {
+	Props []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitMessage struct {
@@ -278,20 +229,33 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// JUnit writes JUnit XML: one testsuite per spec, one testcase per case,
-// named "<case> [IDs]" so CI dashboards show the requirements.
+// JUnit writes JUnit XML: one testsuite per spec, one testcase per
+// selected case, named by the case (stable when a case gains an ID), with
+// its IDs and interpretations as properties ("id", "interpretation") and
+// where it is defined ("file"), and the spec conflicts it touches
+// ("conflict"). A failure's body holds each failure, its diff, and the
+// request and response. Warnings and notes, which do not fail a case, are
+// lines of the testcase's system-out ("warning ...", "note ..."); each
+// testsuite counts them in its properties "warnings" and "notes".
 func JUnit(w io.Writer, run *runner.Run) error {
 	suites := map[string]*junitSuite{}
+	warnings, notes := map[string]int{}, map[string]int{}
 	var order []string
 	top := junitSuites{Name: "forge-conform " + run.Implementation.Name, Time: run.Elapsed.Seconds()}
 	for _, r := range run.Results {
+		if r.Unselected {
+			continue
+		}
 		s := suites[r.Case.Spec]
 		if s == nil {
 			s = &junitSuite{Name: r.Case.Spec}
 			suites[r.Case.Spec] = s
 			order = append(order, r.Case.Spec)
 		}
-		jc := junitCase{Name: fmt.Sprintf("%s [%s]", r.Case.Name, strings.Join(r.Case.IDs, " ")), Classname: r.Case.Spec, Time: r.Duration.Seconds(), SystemErr: xmlSafe(r.Stderr)}
+		jc := junitCase{Name: r.Case.Name, Classname: r.Case.Spec, Time: r.Duration.Seconds(), SystemErr: xmlSafe(r.Stderr),
+			Properties: junitProps(r.Case, run.Conflicts), SystemOut: xmlSafe(softFailures(r))}
+		warnings[r.Case.Spec] += len(r.Warnings)
+		notes[r.Case.Spec] += len(r.Notes)
 		switch r.Status {
 		case runner.Failed:
 			var body strings.Builder
@@ -301,11 +265,14 @@ func JUnit(w io.Writer, run *runner.Run) error {
 					fmt.Fprintf(&body, "%s\n", f.Diff)
 				}
 			}
+			writeEvidence(&body, r)
 			jc.Failure = &junitMessage{Message: xmlSafe(r.Message), Body: xmlSafe(body.String())}
 			s.Failures++
 			top.Failures++
 		case runner.Errored:
-			jc.Error = &junitMessage{Message: xmlSafe(r.Message)}
+			var body strings.Builder
+			writeEvidence(&body, r)
+			jc.Error = &junitMessage{Message: xmlSafe(r.Message), Body: xmlSafe(body.String())}
 			s.Errors++
 			top.Errors++
 		case runner.Skipped:
@@ -318,7 +285,10 @@ func JUnit(w io.Writer, run *runner.Run) error {
 		s.Cases = append(s.Cases, jc)
 	}
 	for _, n := range order {
-		top.Suites = append(top.Suites, *suites[n])
+		s := suites[n]
+		s.Properties = &junitProperties{Props: []junitProperty{
+			{Name: "warnings", Value: fmt.Sprint(warnings[n])}, {Name: "notes", Value: fmt.Sprint(notes[n])}}}
+		top.Suites = append(top.Suites, *s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -330,6 +300,55 @@ func JUnit(w io.Writer, run *runner.Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// softFailures renders a case's warnings and notes, one per line.
+func softFailures(r *runner.Result) string {
+	var b strings.Builder
+	for _, list := range []struct {
+		label string
+		fs    []check.Failure
+	}{{"warning", r.Warnings}, {"note", r.Notes}} {
+		for _, f := range list.fs {
+			fmt.Fprintf(&b, "%s %s [%s]: %s\n", list.label, f.Kind, strings.Join(f.IDs, ", "), f.Message)
+			if f.Diff != "" {
+				fmt.Fprintf(&b, "%s\n", f.Diff)
+			}
+		}
+	}
+	return b.String()
+}
+
+func junitProps(c *corpus.Case, conflicts []runner.Conflict) *junitProperties {
+	p := &junitProperties{}
+	for _, id := range c.IDs {
+		p.Props = append(p.Props, junitProperty{Name: "id", Value: id})
+	}
+	for _, i := range c.Interpretations {
+		p.Props = append(p.Props, junitProperty{Name: "interpretation", Value: i})
+	}
+	for _, k := range conflicts {
+		if has(c.Interpretations, k.ID) {
+			p.Props = append(p.Props, junitProperty{Name: "conflict", Value: k.ID + " " + k.Title})
+		}
+	}
+	if c.File != "" {
+		p.Props = append(p.Props, junitProperty{Name: "file", Value: fmt.Sprintf("conformance/cases/%s:%d", c.File, c.Line)})
+	}
+	return p
+}
+
+// writeEvidence appends the request and response lines ($ROOT for the
+// fixture root).
+func writeEvidence(b *strings.Builder, r *runner.Result) {
+	if r.Request != nil {
+		raw, _ := json.Marshal(r.Request)
+		fmt.Fprintf(b, "request: %s\n", raw)
+	}
+	if r.Response != nil {
+		raw, _ := json.Marshal(r.Response)
+		fmt.Fprintf(b, "response: %s\n", raw)
+	}
 }
 
 // xmlSafe drops characters XML 1.0 cannot carry (control characters from

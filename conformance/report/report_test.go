@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"flag"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,36 +15,54 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/diff"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 const unsupported = `unsupported: the implementation does not declare op "definitions"`
 
 func kase(spec, name string, ids ...string) *corpus.Case {
-	return &corpus.Case{Spec: spec, Name: name, IDs: ids, Op: "call"}
+	return &corpus.Case{Spec: spec, Name: name, IDs: ids, Op: "call", File: spec + "/cases.json", Line: 3}
 }
 
-// sampleRun is a run with every case and ID status, built by hand.
+func strp(s string) *string { return &s }
+
+// sampleRun is a run with every case and ID status, built by hand. README's
+// sample report is its text rendering (TestReadmeSample).
 func sampleRun() *runner.Run {
 	failCase := kase("list_directory", "dfs-truncation-4", "T-LD-05", "FR-LD-LST-07")
 	failCase.Interpretations = []string{"I-LD-04"}
+	failCase.Doc = "max_entries 4 keeps the first four entries of the depth-first order."
+	failCase.Line = 176
+	failCase.Expect = corpus.Expect{JSON: json.RawMessage(`{"entries":[{"path":"a"},{"path":"a/x"},{"path":"b"},{"path":"c"}],"returned":4,"truncated":true}`)}
+	content := `{"path":".","entries":[{"path":"a"},{"path":"b"},{"path":"c"},{"path":"a/x"}],"returned":4,"truncated":true}`
+	maxOut := int64(4096)
 	return &runner.Run{
 		Implementation: fcp.Implementation{Name: "my-impl", Version: "1.2.3", Language: "rust"},
 		Notes:          []string{"no golden files: exact-bytes checks are skipped"},
 		Elapsed:        1234 * time.Millisecond,
+		Conflicts:      []runner.Conflict{{ID: "I-LD-99", Title: "Two sentences disagree."}},
 		Results: []*runner.Result{
-			{Case: kase("list_directory", "default-args", "T-LD-01"), Status: runner.Passed, Duration: 3 * time.Millisecond},
+			{Case: kase("list_directory", "default-args", "T-LD-01"), Status: runner.Passed, Duration: 3 * time.Millisecond,
+				Notes: []check.Failure{{IDs: []string{"T-LD-01"}, Kind: check.KindGolden, Message: "differs from the reference", Severity: check.SeverityNote}}},
 			{Case: failCase, Status: runner.Failed, Duration: 5 * time.Millisecond,
 				Message: "expect [T-LD-05, FR-LD-LST-07]: result differs from the expectation",
+				Request: &fcp.Request{FCP: 1, Op: "call", Case: "list_directory/dfs-truncation-4",
+					Call: &fcp.Call{ID: "call_2", Name: "list_directory", Args: json.RawMessage(`{"path":".","recursive":true,"max_entries":4}`)},
+					Ctx:  &fcp.Ctx{WorkingDir: "$ROOT", MaxOutputBytes: &maxOut}},
+				Response: &fcp.Response{Seq: 2, OK: fcp.Bool(true), Content: &content, AllowTruncation: fcp.Bool(false)},
 				Failures: []check.Failure{{IDs: []string{"T-LD-05", "FR-LD-LST-07"}, Kind: check.KindExpect,
 					Message: "result differs from the expectation (only the fields the case lists are compared)",
-					Diff:    "  map[string]any{\n-  \"returned\": 4,\n+  \"returned\": 3,\n  }\n"}}},
+					Diff:    "--- want\n+++ got\n@@ -4,13 +4,13 @@\n       \"path\": \"a\"\n     },\n     {\n-      \"path\": \"a/x\"\n+      \"path\": \"b\"\n     },\n     {\n-      \"path\": \"b\"\n+      \"path\": \"c\"\n     },\n     {\n-      \"path\": \"c\"\n+      \"path\": \"a/x\"\n     }\n   ],\n   \"returned\": 4,\n"}},
+				Warnings: []check.Failure{{IDs: []string{"FR-LD-OUT-09"}, Kind: check.KindInvariant, Message: "entries SHOULD be sorted", Severity: check.SeverityWarn}}},
 			{Case: kase("list_directory", "not-a-dir", "T-LD-02"), Status: runner.Errored,
 				Message: "timeout after 10s", Stderr: "panic: boom\n\tgoroutine 1\x00\x1b[0m"},
 			{Case: kase("list_directory", "definitions", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
 			{Case: kase("list_directory", "definitions-2", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
+			{Case: kase("list_directory", "unselected", "FR-LD-DEF-01"), Status: runner.Skipped, Message: "not selected by --run/--skip", Unselected: true},
 			{Case: kase("codex_list_dir", "non-utf8", "CX-LD-FMT-01"), Status: runner.Skipped, Message: "expected failure (skip file line 2: WTF-8): boom"},
 			{Case: kase("codex_list_dir", "ctrl", "CX-LD-FMT-02"), Status: runner.Failed,
 				Message:  "invariant [CX-LD-FMT-02]: line \x1b[31m\x07 bad\x00",
@@ -61,6 +82,27 @@ func sampleRun() *runner.Run {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/text.golden and README's sample report")
+
+// The default report of the sample run, byte for byte.
+func TestTextGolden(t *testing.T) {
+	var buf bytes.Buffer
+	report.Text(&buf, sampleRun(), report.TextOptions{})
+	const path = "testdata/text.golden"
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := diff.Text(string(want), buf.String()); d != "" {
+		t.Errorf("the report differs from %s (go test -update rewrites it after review):\n%s", path, d)
+	}
+}
+
 func TestText(t *testing.T) {
 	var buf bytes.Buffer
 	report.Text(&buf, sampleRun(), report.TextOptions{})
@@ -70,31 +112,36 @@ func TestText(t *testing.T) {
 	}{
 		{"header", "forge-conform: checking my-impl 1.2.3 (rust)\n"},
 		{"notes", "note: no golden files: exact-bytes checks are skipped\n"},
-		{"per-spec line", "\nlist_directory: 1 passed, 2 failed, 1 errored, 1 skipped, 1 uncovered, 1 untestable\n"},
-		{"per-spec line of the second spec", "\ncodex_list_dir: 0 passed, 1 failed, 1 skipped\n"},
-		{"failed ID", "  FAILED     T-LD-05          max_entries truncates.\n"},
-		{"failed case under the ID", "  FAILED     T-LD-05          max_entries truncates.\n             FAILED list_directory/dfs-truncation-4\n               expect: result differs from the expectation (only the fields the case lists are compared)\n"},
-		{"diff", "               diff (-want +got):\n                 map[string]any{\n               -  \"returned\": 4,\n               +  \"returned\": 3,\n                 }\n"},
-		{"interpretation", "               relies on I-LD-04 (spec/INTERPRETATIONS.md)\n"},
-		{"errored ID and case", "  ERRORED    T-LD-02          A file is not a directory.\n             ERRORED list_directory/not-a-dir\n               timeout after 10s\n               stderr: panic: boom\n               \tgoroutine 1"},
-		{"uncovered ID", "  UNCOVERED  T-LD-14          Output truncation overrides.\n"},
+		{"failed case first, where defined", "\nFAILED list_directory/dfs-truncation-4  (conformance/cases/list_directory/cases.json:176)\n"},
+		{"IDs and interpretations", "  IDs: T-LD-05 FR-LD-LST-07; relies on I-LD-04 (spec/INTERPRETATIONS.md)\n"},
+		{"doc", "  doc: max_entries 4 keeps"},
+		{"request with $ROOT", "  request: list_directory {\"path\":\".\",\"recursive\":true,\"max_entries\":4}\n    ctx: {\"working_dir\":\"$ROOT\",\"max_output_bytes\":4096}\n"},
+		{"response", "  response: ok, 108 bytes: {\"path\":\".\""},
+		{"wanted", "  wanted: ok, content matching (listed fields only) {\"entries\":"},
+		{"unified diff", "    --- want\n    +++ got\n    @@ -4,13 +4,13 @@\n"},
+		{"errored case", "\nERRORED list_directory/not-a-dir  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-02\n  error: timeout after 10s\n  stderr:\n    panic: boom\n    \tgoroutine 1\\x00\\x1b[0m\n"},
+		{"warnings after failures", "\nwarnings: 1 "},
+		{"warning block", "  WARN list_directory/dfs-truncation-4  invariant [FR-LD-OUT-09]: entries SHOULD be sorted\n"},
+		{"notes counted", "\nnotes: 1 differences from the reference where the spec leaves the bytes open (-v lists them)\n"},
+		{"conflicts", "\nspec conflict touched: I-LD-99 "},
+		{"ID table", "\nIDs needing attention:\n  FAILED     T-LD-05          list_directory  max_entries truncates."},
+		{"uncovered ID", "  UNCOVERED  T-LD-14          list_directory  Output truncation overrides.\n"},
 		{"skip reasons grouped", "skipped 2 case(s): " + unsupported + "\n"},
-		{"other skip reason", "skipped 1 case(s): expected failure (skip file line 2: WTF-8): boom\n"},
 		{"ID counts", "IDs: 1 passed, 3 failed, 1 errored, 2 skipped, 1 uncovered, 1 untestable\n"},
-		{"case counts", "cases: 1 passed, 2 failed, 3 skipped, 1 errored in 1.234s\n"},
+		{"case counts", "cases: 1 passed, 2 failed, 3 skipped, 1 errored (1 not selected) in 1.234s\n"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(out, tt.want) {
 			t.Errorf("%s: the report lacks %q\nreport:\n%s", tt.name, tt.want, out)
 		}
 	}
-	for _, absent := range []string{"PASSED", "T-LD-01", "C-01", "SKIPPED     FR-LD-DEF-01", "PASSED   list_directory/default-args"} {
+	for _, absent := range []string{"PASSED", "C-01", "not selected by", "NOTE ", "\x1b", "\x07"} {
 		if strings.Contains(out, absent) {
 			t.Errorf("a non-verbose report shows only what needs attention, but it contains %q:\n%s", absent, out)
 		}
 	}
-	if i, j := strings.Index(out, "skipped 1 case(s): expected"), strings.Index(out, "skipped 2 case(s)"); i > j {
-		t.Errorf("skip reasons are not sorted:\n%s", out)
+	if i, j := strings.Index(out, "FAILED list_directory/dfs"), strings.Index(out, "IDs needing attention"); i > j {
+		t.Errorf("failing cases must come before the ID table:\n%s", out)
 	}
 }
 
@@ -103,15 +150,49 @@ func TestTextVerbose(t *testing.T) {
 	report.Text(&buf, sampleRun(), report.TextOptions{Verbose: true})
 	out := buf.String()
 	for _, want := range []string{
-		"  PASSED     T-LD-01          Default arguments list the root.\n",
-		"  UNTESTABLE C-01             Cross-platform.\n",
-		"  SKIPPED    FR-LD-DEF-01     Named list_directory.\n",
+		"  PASSED     T-LD-01          list_directory  Default arguments list the root.",
+		"  UNTESTABLE C-01             list_directory  Cross-platform.",
+		"  NOTE list_directory/default-args  golden [T-LD-01]: differs from the reference\n",
+		"spec conflict touched: I-LD-99 Two sentences disagree. (",
 		"PASSED   list_directory/default-args (",
 		"FAILED   list_directory/dfs-truncation-4 (",
 		"ERRORED  list_directory/not-a-dir (",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verbose report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Later cases failing like an earlier one, and failing cases after the
+// first full blocks, get one line each with their first change.
+func TestTextBriefBlocks(t *testing.T) {
+	inv := func(name, msg string) *runner.Result {
+		return &runner.Result{Case: kase("list_directory", name, "T-LD-06"), Status: runner.Failed,
+			Failures: []check.Failure{{IDs: []string{"FR-LD-OUT-03"}, Kind: check.KindInvariant, Message: msg}}}
+	}
+	exp := func(name, d string) *runner.Result {
+		return &runner.Result{Case: kase("list_directory", name, "T-LD-01"), Status: runner.Failed,
+			Failures: []check.Failure{{IDs: []string{"T-LD-01"}, Kind: check.KindExpect, Message: "result differs (only listed fields)", Diff: d}}}
+	}
+	run := &runner.Run{Results: []*runner.Result{
+		inv("budget-1", "output is 829 bytes, over effective_max 828"),
+		inv("budget-2", "output is 111 bytes, over effective_max 110"),
+		exp("symlink", "--- want\n+++ got\n@@ -1,3 +1,3 @@\n {\n-  \"type\": \"symlink\"\n+  \"type\": \"file\"\n }\n"),
+		exp("order", "--- want\n+++ got\n@@ -1,3 +1,3 @@\n [\n-  \"b\"\n+  \"c\"\n ]\n"),
+		exp("extra", "--- want\n+++ got\n@@ -1,3 +1,6 @@\n [\n+  {\n+    \"x\": 1\n+  }\n ]\n"),
+	}}
+	var buf bytes.Buffer
+	report.Text(&buf, run, report.TextOptions{})
+	out := buf.String()
+	for _, want := range []string{
+		"FAILED list_directory/budget-2  (conformance/cases/list_directory/cases.json:3): like budget-1: invariant [FR-LD-OUT-03]: output is 111 bytes, over effective_max 110\n",
+		"\nFAILED list_directory/symlink  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-01\n",
+		"FAILED list_directory/order  (conformance/cases/list_directory/cases.json:3): expect [T-LD-01]: result differs; want \"b\", got \"c\"\n",
+		"FAILED list_directory/extra  (conformance/cases/list_directory/cases.json:3): expect [T-LD-01]: result differs; extra \"x\": 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -140,31 +221,37 @@ func TestTextShowsInvariantFailureOutsideTheCaseIDs(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	report.Text(&buf, run, report.TextOptions{})
-	if out := buf.String(); !strings.Contains(out, "insignificant whitespace at byte 8") || !strings.Contains(out, "list_directory/default-args") {
+	out := buf.String()
+	if !strings.Contains(out, "invariant [FR-LD-OUT-02a]: insignificant whitespace at byte 8") || !strings.Contains(out, "FR-LD-OUT-02a    list_directory                                                            default-args") {
 		t.Errorf("the report does not say which case broke FR-LD-OUT-02a and how:\n%s", out)
 	}
 }
 
 func TestBuildJSON(t *testing.T) {
 	rep := report.BuildJSON(sampleRun())
-	if d := cmp.Diff(report.JSONSummary{Passed: 1, Failed: 2, Skipped: 3, Errored: 1}, rep.Summary); d != "" {
+	if d := cmp.Diff(report.JSONSummary{Passed: 1, Failed: 2, Skipped: 3, Errored: 1, Warnings: 1, Notes: 1}, rep.Summary); d != "" {
 		t.Errorf("summary differs (-want +got):\n%s", d)
 	}
 	if rep.ElapsedMs != 1234 || rep.Implementation.Name != "my-impl" || len(rep.Notes) != 1 {
 		t.Errorf("implementation %+v, notes %v, elapsed %d", rep.Implementation, rep.Notes, rep.ElapsedMs)
 	}
 	if len(rep.Cases) != 7 || len(rep.IDs) != 9 {
-		t.Fatalf("%d cases and %d ids, want 7 and 9", len(rep.Cases), len(rep.IDs))
+		t.Fatalf("%d cases and %d ids, want 7 (the unselected case left out) and 9", len(rep.Cases), len(rep.IDs))
 	}
 	fail := rep.Cases[1]
-	wantFail := report.JSONCase{Name: "list_directory/dfs-truncation-4", Spec: "list_directory", IDs: []string{"T-LD-05", "FR-LD-LST-07"},
-		Interpretations: []string{"I-LD-04"}, Status: runner.Failed, Message: "expect [T-LD-05, FR-LD-LST-07]: result differs from the expectation",
-		Failures: []report.JSONFailure{{IDs: []string{"T-LD-05", "FR-LD-LST-07"}, Kind: "expect",
-			Message: "result differs from the expectation (only the fields the case lists are compared)",
-			Diff:    "  map[string]any{\n-  \"returned\": 4,\n+  \"returned\": 3,\n  }\n"}},
-		DurationUs: 5000}
-	if d := cmp.Diff(wantFail, fail); d != "" {
-		t.Errorf("failed case differs (-want +got):\n%s", d)
+	if fail.Name != "list_directory/dfs-truncation-4" || fail.File != "list_directory/cases.json" || fail.Line != 176 || fail.Doc == "" ||
+		fail.Request == nil || fail.Request.Ctx.WorkingDir != "$ROOT" || fail.Response == nil || *fail.Response.Content == "" ||
+		len(fail.Failures) != 1 || !strings.HasPrefix(fail.Failures[0].Diff, "--- want\n+++ got\n") || len(fail.Warnings) != 1 {
+		t.Errorf("failed case lacks its evidence: %+v", fail)
+	}
+	if rep.Cases[0].Request != nil || rep.Cases[0].Response != nil || len(rep.Cases[0].Notes) != 1 {
+		t.Errorf("a passed case carries no request or response, but its notes: %+v", rep.Cases[0])
+	}
+	if rep.Summary.Warnings != 1 || rep.Summary.Notes != 1 {
+		t.Errorf("summary counts %d warnings and %d notes, want 1 and 1", rep.Summary.Warnings, rep.Summary.Notes)
+	}
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].ID != "I-LD-99" || len(rep.Conflicts[0].Cases) != 0 {
+		t.Errorf("conflicts = %+v", rep.Conflicts)
 	}
 	var statuses []runner.Status
 	for _, c := range rep.Cases {
@@ -193,11 +280,11 @@ func TestJSONOutput(t *testing.T) {
 	}
 	// The field names are a user-facing interface.
 	wantKeys := map[string][]string{
-		"":               {"cases", "elapsed_ms", "ids", "implementation", "notes", "summary"},
+		"":               {"cases", "conflicts", "elapsed_ms", "ids", "implementation", "notes", "summary"},
 		"implementation": {"language", "name", "version"},
-		"summary":        {"errored", "failed", "passed", "skipped"},
-		"cases[1]":       {"duration_us", "failures", "ids", "interpretations", "message", "name", "spec", "status"},
-		"cases[2]":       {"duration_us", "ids", "message", "name", "spec", "status", "stderr"},
+		"summary":        {"errored", "failed", "notes", "passed", "skipped", "warnings"},
+		"cases[1]":       {"doc", "duration_us", "failures", "file", "ids", "interpretations", "line", "message", "name", "request", "response", "spec", "status", "warnings"},
+		"cases[2]":       {"duration_us", "file", "ids", "line", "message", "name", "spec", "status", "stderr"},
 		"ids[0]":         {"cases", "id", "level", "spec", "status", "testable"},
 		"failure":        {"diff", "ids", "kind", "message"},
 	}
@@ -253,12 +340,21 @@ type junitDoc struct {
 		Failures int    `xml:"failures,attr"`
 		Errors   int    `xml:"errors,attr"`
 		Skipped  int    `xml:"skipped,attr"`
-		Cases    []struct {
-			Name      string     `xml:"name,attr"`
-			Classname string     `xml:"classname,attr"`
+		Props    []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []struct {
+			Name      string `xml:"name,attr"`
+			Classname string `xml:"classname,attr"`
+			Props     []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
 			Failure   *junitText `xml:"failure"`
 			Error     *junitText `xml:"error"`
 			Skipped   *junitText `xml:"skipped"`
+			SystemOut string     `xml:"system-out"`
 			SystemErr string     `xml:"system-err"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
@@ -295,11 +391,20 @@ func TestJUnit(t *testing.T) {
 		t.Errorf("suite counts: %s %d/%d/%d/%d, %s %d/%d/%d", ld.Name, ld.Tests, ld.Failures, ld.Errors, ld.Skipped, cx.Name, cx.Tests, cx.Failures, cx.Skipped)
 	}
 	fail := ld.Cases[1]
-	if fail.Name != "dfs-truncation-4 [T-LD-05 FR-LD-LST-07]" || fail.Classname != "list_directory" || fail.Failure == nil {
+	if fail.Name != "dfs-truncation-4" || fail.Classname != "list_directory" || fail.Failure == nil {
 		t.Fatalf("failed testcase = %+v", fail)
 	}
-	if !strings.Contains(fail.Failure.Body, "expect [T-LD-05, FR-LD-LST-07]: result differs") || !strings.Contains(fail.Failure.Body, `+  "returned": 3,`) {
-		t.Errorf("failure body lacks the check and its diff:\n%s", fail.Failure.Body)
+	var props []string
+	for _, p := range fail.Props {
+		props = append(props, p.Name+"="+p.Value)
+	}
+	if d := cmp.Diff([]string{"id=T-LD-05", "id=FR-LD-LST-07", "interpretation=I-LD-04", "file=conformance/cases/list_directory/cases.json:176"}, props); d != "" {
+		t.Errorf("properties differ (-want +got):\n%s", d)
+	}
+	for _, want := range []string{"expect [T-LD-05, FR-LD-LST-07]: result differs", "+      \"path\": \"b\"", "request: {\"fcp\":1,", "response: {\"seq\":2,"} {
+		if !strings.Contains(fail.Failure.Body, want) {
+			t.Errorf("failure body lacks %q:\n%s", want, fail.Failure.Body)
+		}
 	}
 	if ld.Cases[0].Failure != nil || ld.Cases[0].Error != nil || ld.Cases[0].Skipped != nil {
 		t.Errorf("a passed testcase carries a verdict element: %+v", ld.Cases[0])
@@ -325,6 +430,45 @@ func TestJUnit(t *testing.T) {
 	}
 }
 
+// Warnings, notes and the conflicts a case touches reach the JUnit report
+// and the JSON report's conflicts name the cases.
+func TestSoftFailuresAndConflicts(t *testing.T) {
+	run := sampleRun()
+	run.Results[0].Case.Interpretations = []string{"I-LD-99"}
+	var buf bytes.Buffer
+	if err := report.JUnit(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitDoc
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit output is not well-formed XML: %v\n%s", err, buf.String())
+	}
+	ld := doc.Suites[0]
+	var suiteProps, caseProps []string
+	for _, p := range ld.Props {
+		suiteProps = append(suiteProps, p.Name+"="+p.Value)
+	}
+	for _, p := range ld.Cases[0].Props {
+		caseProps = append(caseProps, p.Name+"="+p.Value)
+	}
+	if d := cmp.Diff([]string{"warnings=1", "notes=1"}, suiteProps); d != "" {
+		t.Errorf("suite properties differ (-want +got):\n%s", d)
+	}
+	if !slices.Contains(caseProps, "conflict=I-LD-99 Two sentences disagree.") {
+		t.Errorf("the case that touches I-LD-99 lacks its conflict property: %v", caseProps)
+	}
+	if got := ld.Cases[0].SystemOut; !strings.Contains(got, "note golden [T-LD-01]: differs from the reference") {
+		t.Errorf("passed case's system-out lacks its note: %q", got)
+	}
+	if got := ld.Cases[1].SystemOut; !strings.Contains(got, "warning invariant [FR-LD-OUT-09]: entries SHOULD be sorted") {
+		t.Errorf("failed case's system-out lacks its warning: %q", got)
+	}
+	rep := report.BuildJSON(run)
+	if d := cmp.Diff([]string{"list_directory/default-args"}, rep.Conflicts[0].Cases); d != "" {
+		t.Errorf("conflict cases differ (-want +got):\n%s", d)
+	}
+}
+
 func TestJUnitEmptyRun(t *testing.T) {
 	var buf bytes.Buffer
 	if err := report.JUnit(&buf, &runner.Run{}); err != nil {
@@ -333,5 +477,63 @@ func TestJUnitEmptyRun(t *testing.T) {
 	var doc junitDoc
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil || doc.Tests != 0 || len(doc.Suites) != 0 {
 		t.Errorf("empty run: %v, %+v\n%s", err, doc, buf.String())
+	}
+}
+
+// The JSON report matches its documented shape, spec/report.schema.json.
+func TestJSONMatchesSchema(t *testing.T) {
+	comp := jsonschema.NewCompiler()
+	comp.Draft = jsonschema.Draft2020
+	raw, err := os.ReadFile("../../spec/report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := comp.AddResource("report.schema.json", bytes.NewReader(raw)); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := comp.Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, run := range map[string]*runner.Run{"sample": sampleRun(), "empty": {}} {
+		var buf bytes.Buffer
+		if err := report.JSON(&buf, run); err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(doc); err != nil {
+			t.Errorf("%s: the JSON report does not match spec/report.schema.json: %v", name, err)
+		}
+	}
+}
+
+// README's sample report is the default rendering of sampleRun.
+func TestReadmeSample(t *testing.T) {
+	const path = "../../README.md"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- sample-report -->\n```\n", "```\n<!-- /sample-report -->"
+	doc := string(raw)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the sample block %q ... %q", begin, end)
+	}
+	var buf bytes.Buffer
+	report.Text(&buf, sampleRun(), report.TextOptions{})
+	got := doc[i+len(begin) : j]
+	if *update {
+		doc = doc[:i+len(begin)] + buf.String() + doc[j:]
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if d := diff.Text(buf.String(), got); d != "" {
+		t.Errorf("README's sample report is out of date (go test ./conformance/report -update rewrites it):\n%s", d)
 	}
 }

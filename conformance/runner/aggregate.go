@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"slices"
 	"sort"
 
+	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/spec"
 )
@@ -61,9 +63,7 @@ func Aggregate(set *spec.Set, results []*Result) []IDResult {
 				}
 			}
 			if len(res.Failures) == 0 { // an expected failure that passed
-				for _, ref := range res.Case.Refs() {
-					get(ref).failed = true
-				}
+				get(corpus.ParseRef(res.Case.Spec, res.Case.PrimaryID())).failed = true
 			}
 		}
 	}
@@ -108,4 +108,48 @@ func namedIn(ref corpus.Ref, res *Result) bool {
 		}
 	}
 	return false
+}
+
+// Charge decides which IDs each failure of case c is charged to. An
+// invariant (and a protocol check) names the requirement it enforces and
+// keeps its IDs. The case's own checks (expectation, tree, golden) compare
+// the whole response, so they cannot tell which requirement a difference
+// breaks:
+//   - when an invariant that fails the case fired on the same response, it
+//     names what is wrong, and the case's own differences are charged to
+//     its IDs (they are the evidence of the same defect);
+//   - otherwise they are charged to the case's primary ID alone
+//     (corpus.Case.PrimaryID), its other IDs being context.
+//
+// So one defect fails the IDs it breaks, not every ID of every case it
+// shows up in.
+func Charge(c *corpus.Case, failures []check.Failure) []check.Failure {
+	var named []string
+	for _, f := range failures {
+		if ownCheck(f.Kind) || f.Severity != check.SeverityFail {
+			continue
+		}
+		for _, id := range f.IDs {
+			if !slices.Contains(named, id) {
+				named = append(named, id)
+			}
+		}
+	}
+	if len(named) == 0 {
+		named = []string{c.PrimaryID()}
+	}
+	out := make([]check.Failure, len(failures))
+	for i, f := range failures {
+		if ownCheck(f.Kind) {
+			f.IDs = slices.Clone(named)
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// ownCheck reports whether kind is one of the case's own checks, which
+// compare the whole response rather than one requirement.
+func ownCheck(kind string) bool {
+	return kind == check.KindExpect || kind == check.KindGolden || kind == check.KindTree
 }

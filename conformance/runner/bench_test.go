@@ -5,16 +5,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/fcpclient"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/impl/inproc"
+	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/spec"
+	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
 // The benchmarks run the whole corpus through the runner: in-process, and
@@ -75,7 +80,13 @@ func benchRun(b *testing.B, opts runner.Options) {
 }
 
 func BenchmarkCorpusInProcess(b *testing.B) {
-	benchRun(b, benchOptions(b))
+	opts := benchOptions(b)
+	t, err := inproc.New(reference.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Target = t
+	benchRun(b, opts)
 }
 
 func BenchmarkCorpusSession(b *testing.B) {
@@ -98,4 +109,69 @@ func BenchmarkCorpusOneShot(b *testing.B) {
 	opts.Binary = []string{buildRef(b), "ref"}
 	opts.Mode = runner.ModeOneShot
 	benchRun(b, opts)
+}
+
+// BenchmarkDurableCase runs each durability case (PROTOCOL.md §10) through
+// FCP/1 on `forge-conform ref`: the turn, its crash (a crash point or the
+// runner's kill of the process tree), and every recover step in a fresh
+// process. ms/case is the runner's time per case, restarts included.
+func BenchmarkDurableCase(b *testing.B) {
+	opts := benchOptions(b)
+	opts.Binary = []string{buildRef(b), "ref"}
+	ctx := context.Background()
+	r, err := runner.New(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, c := range opts.Corpus.Cases {
+		if !c.Durable() {
+			continue
+		}
+		b.Run(c.Name, func(b *testing.B) {
+			before := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if res := r.RunCase(ctx, c); res.Status != runner.Passed {
+					b.Fatalf("%s: %s %s", c.Name, res.Status, res.Message)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/case")
+			// CPU time of the runner and of the processes it reaped (the
+			// crashed implementations and what they reaped; a phase's
+			// process that ends normally goes back to the pool and counts
+			// only when reaped): a lower bound of a case's cost that does
+			// not depend on the machine's load.
+			b.ReportMetric(float64((cpuTime()-before).Microseconds())/1000/float64(b.N), "cpu-ms/case")
+			b.ReportMetric(float64(1+len(c.Turn.Recover)), "processes")
+		})
+	}
+}
+
+// cpuTime is the user and system time of this process and its reaped
+// children.
+func cpuTime() time.Duration {
+	var self, kids syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
+// BenchmarkFreshProcess is the part of a durability case each process
+// costs: start `forge-conform ref`, hello with test_tools, close.
+func BenchmarkFreshProcess(b *testing.B) {
+	bin := buildRef(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := fcpclient.Start(ctx, fcpclient.Options{Command: []string{bin, "ref"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := s.Do(ctx, fcp.Request{Op: fcp.OpHello, TestTools: true}); err != nil {
+			b.Fatal(err)
+		}
+		s.KillTree()
+		_ = s.Close()
+	}
 }

@@ -5,27 +5,33 @@ import (
 	"fmt"
 
 	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 )
 
 // config is the config object a case's calls carry: the case's own, with
 // Options.Config merged over it, $ROOT and $OUTSIDE expanded.
 func (r *Runner) config(c *corpus.Case, l fixture.Layout) json.RawMessage {
+	return caseConfig(c, r.opts.Config, l)
+}
+
+// caseConfig is c's config with overlay (Options.Config) merged over it
+// and $ROOT/$OUTSIDE expanded.
+func caseConfig(c *corpus.Case, overlay json.RawMessage, l fixture.Layout) json.RawMessage {
 	raw := c.Config
-	if len(r.opts.Config) > 0 {
-		raw = r.overlay(raw)
+	if len(overlay) > 0 {
+		raw = merge(raw, overlay)
 	}
 	return expand(raw, l)
 }
 
-// overlay merges Options.Config over base. Both were checked to be JSON
-// objects (New and the corpus schema), so merging cannot fail.
-func (r *Runner) overlay(base json.RawMessage) json.RawMessage {
+// merge merges over into base. Both were checked to be JSON objects (New
+// and the corpus schema), so merging cannot fail.
+func merge(base, over json.RawMessage) json.RawMessage {
 	var b, o map[string]any
 	if len(base) > 0 {
 		_ = json.Unmarshal(base, &b)
 	}
-	_ = json.Unmarshal(r.opts.Config, &o)
+	_ = json.Unmarshal(over, &o)
 	out, _ := json.Marshal(mergeObjects(b, o))
 	return out
 }

@@ -17,9 +17,8 @@ func TestOverlay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Runner{opts: Options{Config: json.RawMessage(tt.over)}}
 			var got, want any
-			if err := json.Unmarshal(r.overlay(json.RawMessage(tt.base)), &got); err != nil {
+			if err := json.Unmarshal(merge(json.RawMessage(tt.base), json.RawMessage(tt.over)), &got); err != nil {
 				t.Fatal(err)
 			}
 			_ = json.Unmarshal([]byte(tt.want), &want)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 

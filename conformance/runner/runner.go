@@ -1,13 +1,17 @@
 // Package runner is the conformance engine. It materializes each case's
-// fixture, sends the case's call to the implementation under test (the
-// in-process reference, or any binary speaking FCP/1), normalizes the
-// response, runs the checks, and aggregates verdicts per case and per
-// requirement ID.
+// fixture, sends the case's call to the implementation under test (a
+// Target: any binary speaking FCP/1, which the runner drives itself, or a
+// target passed in, such as the reference in-process from impl/inproc),
+// normalizes the response, runs the checks, and aggregates verdicts per
+// case and per requirement ID. It names no tool: what is particular to a
+// tool comes from the catalogs (package spec) and from the checks each tool
+// registers (check.Tools).
 //
 // A misbehaving implementation costs one case: a timeout, crash, garbage
 // line, flood or wrong seq is reported as "errored" with the reason and the
-// tail of its stderr, the process group is killed, and the next case starts
-// a fresh process. Every temp dir is removed by Close.
+// tail of its stderr, its process tree is killed (fcpclient), and the next
+// case starts a fresh process. Every temp dir is removed, and every FUSE
+// mount (faults.go) unmounted, by Close.
 package runner
 
 import (
@@ -18,8 +22,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -27,9 +30,8 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fcpclient"
-	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fusefault"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -60,16 +62,16 @@ type Options struct {
 	// golden check (reported once as a note).
 	Golden fs.FS
 
-	// Binary is the implementation's argv; empty runs the built-in
-	// reference in-process.
+	// Target is the implementation under test. nil with Binary set runs
+	// Binary through FCP/1; one of the two is required. The runner closes
+	// the Target in Close.
+	Target Target
+	// Binary is the implementation's argv, when Target is nil.
 	Binary []string
-	Mode   string // ModeSession (default) or ModeOneShot
+	Mode   string // for Binary: ModeSession (default) or ModeOneShot
 	// RunAs is the user that runs Binary when the runner is root
 	// (default "nobody"); "root" runs it as root.
 	RunAs string
-	// Defects turns the in-process reference into a mutant (tests of the
-	// suite itself).
-	Defects reference.Defects
 
 	Jobs    int           // parallel workers (default 1)
 	Timeout time.Duration // per case (default 10s)
@@ -80,10 +82,36 @@ type Options struct {
 	Expected []Expected
 	// TempDir is where fixtures are materialized (default os.TempDir()).
 	TempDir string
+	// Layouts, when set, holds the fixtures cases only read, materialized
+	// once for every run that shares it (the caller closes it); nil
+	// materializes them under the run's own temp dir.
+	Layouts *Layouts
+	// Strict makes warnings (SHOULD/MAY requirements and advice) fail
+	// their case.
+	Strict bool
+	// GoldenStrict makes every golden difference a failure. Without it a
+	// golden difference fails only where the SRD fixes the bytes
+	// (check.GoldenNormative) and is a note elsewhere. It is always on for
+	// the in-process reference and for a binary whose hello names the
+	// reference (fcp.ReferenceName): the reference must match its goldens.
+	GoldenStrict bool
 	// Config is deep-merged over every case's config object (objects merge
 	// key by key, anything else replaces): run the corpus under another
 	// configuration, e.g. {"tools":{"search_files":{"backend":"rg"}}}.
 	Config json.RawMessage
+	// StopAfter stops the run when the first StopAfter cases that ran all
+	// errored with one Cause (the first one, when hello failed with a
+	// protocol error), and sets Run.Stopped: 0 never stops.
+	StopAfter int
+	// Progress, when set, is called after each selected case with the
+	// counts so far (from one goroutine at a time).
+	Progress func(Progress)
+}
+
+// Progress counts a run's selected cases as they finish.
+type Progress struct {
+	Done, Total     int
+	Failed, Errored int
 }
 
 // Result is the verdict on one case.
@@ -92,6 +120,11 @@ type Result struct {
 	Status   Status
 	Message  string
 	Failures []check.Failure
+	// Warnings are failed SHOULD/MAY or advice checks (they fail the case
+	// only under Options.Strict, and then stand in Failures); Notes are
+	// differences from the reference where the spec leaves the bytes open.
+	Warnings []check.Failure
+	Notes    []check.Failure
 	Stderr   string
 	// Response is the normalized response ($ROOT, $OUTSIDE), and Golden
 	// its rendering as a golden file (what `golden update` writes).
@@ -101,6 +134,13 @@ type Result struct {
 	// ExpectedFailure is set when a skip file listed the case and it failed:
 	// it ran, and its status is Skipped.
 	ExpectedFailure bool
+	// Unselected is set when --run/--skip left the case out (its status
+	// is Skipped); reports leave such cases out.
+	Unselected bool
+	// Request is the case's checked request as sent, with the fixture's
+	// absolute paths replaced by $ROOT and $OUTSIDE (nil if the case
+	// never got that far).
+	Request *fcp.Request
 }
 
 // IDResult is the verdict on one requirement ID.
@@ -120,7 +160,20 @@ type Run struct {
 	Notes          []string
 	Results        []*Result
 	IDs            []IDResult
-	Elapsed        time.Duration
+	// Conflicts are the spec conflicts (spec/INTERPRETATIONS.md, class
+	// "conflict") that the run's cases touched.
+	Conflicts []Conflict
+	Elapsed   time.Duration
+	// Stopped is set when the run stopped early (Options.StopAfter): it
+	// checked nothing, and says why once.
+	Stopped *Stop
+}
+
+// Conflict is a place where two sentences of a spec disagree; the cases
+// that touch it accept both readings.
+type Conflict struct {
+	ID    string // the interpretation, e.g. "I-LP-01"
+	Title string
 }
 
 // Summary counts cases by status.
@@ -153,30 +206,37 @@ func (r *Run) OK() bool {
 // Runner runs cases. Build one with New, Close it to kill processes and
 // remove temp dirs.
 type Runner struct {
-	opts   Options
-	target target
-	hello  fcp.Response
-	notes  []string
-	// caps of the target
-	inProcess    bool
-	unprivileged bool // permission checks apply to the implementation
-	tools, ops   map[string]bool
-	allTools     bool
-	chown        *fixture.Owner
+	opts       Options
+	target     Target
+	caps       Caps
+	checks     map[string]check.ToolChecks
+	hello      fcp.Response
+	notes      []string
+	tools, ops map[string]bool
+	allTools   bool
 
 	mutating map[string]bool // tools that change files (fresh fixture per case)
 	fresh    int64           // counter of private fixture copies
 
 	base     string
 	mu       sync.Mutex
-	layouts  map[string]*layoutOnce
+	layouts  *Layouts
+	views    map[string]*faultView // fixture name -> its FUSE view
 	nextCall int64
+
+	helloErr string // how hello failed, when it did with a protocol error
+
+	fuseOnce sync.Once
+	fuseErr  string // why FUSE cannot inject faults here; "" when it can
 }
 
-type layoutOnce struct {
-	once   sync.Once
-	layout fixture.Layout
-	err    error
+// faultView is one fixture served through FUSE with its faults (faults.go),
+// mounted once per run.
+type faultView struct {
+	once  sync.Once
+	view  fixture.Layout
+	mount *fusefault.Mount
+	err   error
 }
 
 // New prepares a run: starts (or builds) the implementation, asks hello,
@@ -203,70 +263,45 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	if opts.RunAs == "" {
 		opts.RunAs = "nobody"
 	}
-	r := &Runner{opts: opts, layouts: map[string]*layoutOnce{}, mutating: map[string]bool{}}
+	r := &Runner{opts: opts, mutating: map[string]bool{}, views: map[string]*faultView{}, checks: check.Tools()}
 	for _, c := range opts.Specs.Catalogs {
 		for _, t := range c.MutatingTools {
 			r.mutating[t] = true
 		}
 	}
-	root := os.Geteuid() == 0
-	if len(opts.Binary) == 0 {
-		t, err := newInProcess(reference.Options{Defects: opts.Defects}, root)
+	switch {
+	case opts.Target != nil:
+		r.target = opts.Target
+	case len(opts.Binary) > 0:
+		b, err := newBinary(opts.Binary, opts.Mode, opts.RunAs)
 		if err != nil {
 			return nil, err
 		}
-		r.target, r.inProcess, r.unprivileged = t, true, true
-		if root {
-			// Fixtures belong to the emulated user, as they belong to the
-			// --run-as user for a binary.
-			r.chown = &fixture.Owner{UID: 65534, GID: 65534}
-			r.notes = append(r.notes, "running as root: permission cases use in-process permission emulation (afero PermFs) as an unprivileged user would see them")
-		}
-	} else {
-		co := fcpclient.Options{Command: append([]string(nil), opts.Binary...)}
-		path, err := exec.LookPath(co.Command[0])
-		if err != nil {
-			return nil, fmt.Errorf("--binary: %w", err)
-		}
-		co.Command[0] = path
-		r.unprivileged = !root
-		if root && opts.RunAs != "root" {
-			cred, err := credentialFor(opts.RunAs, path)
-			if err != nil {
-				return nil, err
-			}
-			co.Credential = cred
-			r.chown = &fixture.Owner{UID: int(cred.Uid), GID: int(cred.Gid)}
-			r.unprivileged = true
-			r.notes = append(r.notes, fmt.Sprintf("running as root: the implementation runs as %s (uid %d) so permission cases apply", opts.RunAs, cred.Uid))
-		} else if root {
-			r.notes = append(r.notes, "the implementation runs as root (--run-as root): cases on permission-restricted fixtures are skipped")
-		}
-		v, err := fcp.NewValidator()
-		if err != nil {
-			return nil, err
-		}
-		co.Validator = v
-		r.target = newBinary(co, opts.Mode == ModeOneShot)
+		r.target = b
+	default:
+		return nil, errors.New("runner: set Options.Target (e.g. impl/inproc for the reference in-process) or Options.Binary (an FCP/1 command)")
 	}
+	r.caps = r.target.Caps()
+	r.notes = append(r.notes, r.caps.Notes...)
 	base, err := os.MkdirTemp(opts.TempDir, "forge-conform-")
 	if err != nil {
-		r.target.close()
+		r.target.Close()
 		return nil, fmt.Errorf("creating the fixture dir: %w (set TMPDIR to a writable directory)", err)
 	}
 	if err := os.Chmod(base, 0o755); err != nil {
-		r.target.close()
+		r.target.Close()
 		_ = os.RemoveAll(base)
 		return nil, err
 	}
 	r.base = base
-	if r.chown != nil || (r.inProcess && root) {
-		// The unprivileged user (real or emulated) must reach the fixtures.
-		uid, gid := 65534, 65534
-		if r.chown != nil {
-			uid, gid = r.chown.UID, r.chown.GID
-		}
-		if err := reachable(base, uid, gid); err != nil {
+	r.layouts = opts.Layouts
+	if r.layouts == nil {
+		r.layouts = &Layouts{base: base}
+	}
+	if o := r.caps.Owner; o != nil {
+		// The implementation's user (real or emulated) must reach the
+		// fixtures.
+		if err := reachable(base, o.UID, o.GID); err != nil {
 			r.Close()
 			return nil, fmt.Errorf("the fixture dir %s is not reachable by an unprivileged user: %w; set TMPDIR to a directory every user can search, such as /tmp", base, err)
 		}
@@ -284,7 +319,7 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 func (r *Runner) sayHello(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	resp, err := r.target.hello(hctx)
+	resp, err := r.target.Hello(hctx)
 	if err == nil && (resp.Error != nil || (resp.OK != nil && !*resp.OK)) {
 		msg := "ok:false"
 		if resp.Error != nil {
@@ -297,6 +332,12 @@ func (r *Runner) sayHello(ctx context.Context) error {
 		if errors.As(err, &pe) && pe.Kind == "start" {
 			return fmt.Errorf("starting the implementation: %w", err)
 		}
+		if isHarnessError(err) {
+			return err
+		}
+		if errors.As(err, &pe) {
+			r.helloErr = err.Error()
+		}
 		r.notes = append(r.notes, "hello failed ("+err.Error()+"): treating the implementation as declaring every tool and only the op call")
 		r.allTools = true
 		r.ops = map[string]bool{fcp.OpCall: true}
@@ -304,6 +345,9 @@ func (r *Runner) sayHello(ctx context.Context) error {
 		return nil
 	}
 	r.hello = resp
+	if r.caps.GoldenStrict || (resp.Implementation != nil && resp.Implementation.Name == fcp.ReferenceName) {
+		r.opts.GoldenStrict = true
+	}
 	r.tools, r.ops = map[string]bool{}, map[string]bool{fcp.OpHello: true, fcp.OpCall: true}
 	for _, t := range resp.Tools {
 		r.tools[t] = true
@@ -323,13 +367,23 @@ func (r *Runner) Implementation() fcp.Implementation {
 }
 
 // Notes are facts about the run a report should show.
-func (r *Runner) Notes() []string { return append([]string(nil), r.notes...) }
+func (r *Runner) Notes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.notes...)
+}
 
 // Close kills every process and removes every temp dir.
 func (r *Runner) Close() {
 	if r.target != nil {
-		r.target.close()
+		r.target.Close()
 	}
+	r.mu.Lock()
+	for _, fv := range r.views {
+		unmount(fv.mount)
+		fv.mount = nil
+	}
+	r.mu.Unlock()
 	if r.base != "" {
 		_ = fixture.RemoveAll(r.base)
 		r.base = ""
@@ -341,6 +395,16 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 	start := time.Now()
 	cases := r.opts.Corpus.Cases
 	results := make([]*Result, len(cases))
+	caseCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := r.newStopper(cancel)
+	prog := Progress{}
+	for _, c := range cases {
+		if r.opts.Select == nil || r.opts.Select.Match(c) {
+			prog.Total++
+		}
+	}
+	var progMu sync.Mutex
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < r.opts.Jobs; w++ {
@@ -348,18 +412,62 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = r.RunCase(ctx, cases[i])
+				res := r.RunCase(caseCtx, cases[i])
+				if stop.record(res) && !res.Unselected {
+					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
+				}
+				results[i] = res
+				if r.opts.Progress != nil && !res.Unselected {
+					progMu.Lock()
+					prog.Done++
+					prog.Failed += btoi(res.Status == Failed)
+					prog.Errored += btoi(res.Status == Errored)
+					r.opts.Progress(prog)
+					progMu.Unlock()
+				}
 			}
 		}()
 	}
 	for i := range cases {
+		if stop.stopped() != nil {
+			results[i] = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)",
+				Unselected: r.opts.Select != nil && !r.opts.Select.Match(cases[i])}
+			continue
+		}
 		work <- i
 	}
 	close(work)
 	wg.Wait()
 	run := &Run{Implementation: r.Implementation(), Notes: r.Notes(), Results: results, Elapsed: time.Since(start)}
+	if st := stop.stopped(); st != nil {
+		if b, ok := r.target.(*binary); ok && len(st.Cases) > 0 {
+			st.Reproduce = b.reproduce(st.Cases[0])
+		}
+		run.Stopped = st
+	}
 	run.IDs = Aggregate(r.opts.Specs, results)
+	run.Conflicts = Conflicts(r.opts.Specs, results)
 	return run
+}
+
+// Conflicts lists the spec conflicts (interpretations of class conflict)
+// that the executed cases name, in ID order.
+func Conflicts(specs *spec.Set, results []*Result) []Conflict {
+	seen := map[string]bool{}
+	var out []Conflict
+	for _, res := range results {
+		if res == nil || (res.Status == Skipped && !res.ExpectedFailure) {
+			continue
+		}
+		for _, id := range res.Case.Interpretations {
+			if specs.Classes[id] == spec.ClassConflict && !seen[id] {
+				seen[id] = true
+				out = append(out, Conflict{ID: id, Title: specs.Interpretations[id]})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // RunCase runs one case and returns its verdict.
@@ -381,23 +489,31 @@ func (r *Runner) RunCase(ctx context.Context, c *corpus.Case) (res *Result) {
 func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	res := &Result{Case: c}
 	if r.opts.Select != nil && !r.opts.Select.Match(c) {
-		res.Status, res.Message = Skipped, "not selected by --run/--skip"
+		res.Status, res.Message, res.Unselected = Skipped, "not selected by --run/--skip", true
 		return res
 	}
 	if reason := r.unsupported(c); reason != "" {
 		res.Status, res.Message = Skipped, reason
 		return res
 	}
+	if reason := r.policySkip(c); reason != "" {
+		res.Status, res.Message = Skipped, reason
+		return res
+	}
+	if c.Op == corpus.OpTurn {
+		return r.runTurn(ctx, c, res)
+	}
 	fx, ok := r.opts.Fixtures[c.Fixture]
 	if c.Op == fcp.OpCall && !ok {
 		res.Status, res.Message = Errored, fmt.Sprintf("case names fixture %q, which does not exist in fixtures/", c.Fixture)
 		return res
 	}
-	if c.Stateful() && r.opts.Mode == ModeOneShot && !r.inProcess {
+	if c.Stateful() && !r.caps.Stateful {
 		res.Status, res.Message = Skipped, "needs conversation state across calls (before steps); one-shot mode has none: use --mode session"
 		return res
 	}
 	var layout fixture.Layout
+	disk := &layout // the fixture on disk, for the runner's own snapshots
 	if ok {
 		if reason := r.fixtureUnsupported(c, fx); reason != "" {
 			res.Status, res.Message = Skipped, reason
@@ -417,42 +533,54 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			res.Status, res.Message = Errored, fmt.Sprintf("materializing fixture %q: %v", fx.Name, err)
 			return res
 		}
+		if r.injectsFaults(fx) {
+			onDisk := layout
+			disk = &onDisk
+			if c.Mutates(r.mutating) {
+				var m *fusefault.Mount
+				layout, m, err = mountFaults(fx, onDisk)
+				defer unmount(m) // before the cleanup above removes the tree
+			} else {
+				layout, err = r.faultView(fx)
+			}
+			if err != nil {
+				res.Status, res.Message = Errored, fmt.Sprintf("mounting fixture %q through FUSE to inject its faults: %v", fx.Name, err)
+				return res
+			}
+		}
 	}
 	req, err := r.request(c, layout)
 	if err != nil {
 		res.Status, res.Message = Errored, err.Error()
 		return res
 	}
-	var faults []fsys.Fault
+	res.Request = NormalizeRequest(req, layout)
+	var faults []fixture.Fault
 	if fx != nil {
 		for _, f := range fx.Faults {
-			errno, err := fsys.ParseErrno(f.Errno)
-			if err != nil {
-				res.Status, res.Message = Errored, fmt.Sprintf("fixture %s line %d: %v", fx.Name, f.Line, err)
-				return res
-			}
-			faults = append(faults, fsys.Fault{Op: f.Op, Path: filepath.Join(layout.Root, filepath.FromSlash(f.Path)), Err: errno})
+			f.Path = layout.Abs(f.Path)
+			faults = append(faults, f)
 		}
 	}
 	// One deadline for the case's exchanges: reset, before steps, the call,
 	// its repetition (fixtures are materialized before the clock starts).
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	conv, err := r.target.open(ctx)
+	conv, err := r.target.Open(ctx)
 	if err != nil {
 		res.Status, res.Message = Errored, "starting the implementation: "+err.Error()
 		return res
 	}
 	var convErr error
-	defer func() { conv.release(convErr) }()
+	defer func() { conv.Release(convErr) }()
 	exchange := func(req fcp.Request) (fcp.Response, int64, string, error) {
-		resp, n, stderr, err := conv.do(ctx, req, faults)
+		rep, err := conv.Do(ctx, req, faults)
 		if err != nil {
 			convErr = err
 		}
-		return resp, n, stderr, err
+		return rep.Response, rep.ContentBytes, rep.Stderr, err
 	}
-	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && !r.inProcess && conv.stateful() {
+	if c.Op == fcp.OpCall && r.ops[fcp.OpReset] && r.caps.Stateful {
 		// Every case is a conversation of its own (FCP/1 reset).
 		if _, _, stderr, err := exchange(fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}); err != nil {
 			res.Status, res.Message, res.Stderr = Errored, "reset before the case: "+err.Error(), stderr
@@ -466,8 +594,8 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		}
 	}
 	var snap check.Snapshot
-	if c.Expect.Tree != nil {
-		if snap, err = snapshot(layout.Base); err != nil {
+	if c.Expect.HasTree() {
+		if snap, err = snapshot(disk.Base); err != nil {
 			res.Status, res.Message = Errored, "snapshot before the call: "+err.Error()
 			return res
 		}
@@ -492,7 +620,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	res.Response = &norm
 	res.Golden = check.Golden(c.Tool, norm)
 
-	in := check.Input{Case: c, Resp: norm, ContentBytes: n}
+	in := check.Input{Case: c, Resp: norm, ContentBytes: n, Root: layout.Root}
 	if req.Ctx != nil {
 		in.Ctx = *req.Ctx
 	}
@@ -503,8 +631,16 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		res.Status, res.Message = Errored, "decoding the case: "+err.Error()
 		return res
 	}
+	if snap != nil {
+		after, err := snapshot(disk.Base)
+		if err != nil {
+			res.Status, res.Message = Errored, "snapshot after the call: "+err.Error()
+			return res
+		}
+		in.Before, in.After = snap, after
+	}
 	res.Failures = check.Response(in)
-	if ids := determinismIDs[c.Tool]; len(ids) > 0 && c.Op == fcp.OpCall {
+	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall {
 		again, _, stderr, err := exchange(req)
 		switch {
 		case err != nil:
@@ -516,23 +652,25 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 				Diff:    check.GoldenDiffOf(c.Tool, resp, again)})
 		}
 	}
-	if snap != nil {
-		after, err := snapshot(layout.Base)
-		if err != nil {
-			res.Status, res.Message = Errored, "snapshot after the call: "+err.Error()
-			return res
-		}
-		res.Failures = append(res.Failures, check.Tree(snap, after, c.Expect.Tree, c.IDs)...)
-	}
 	if r.opts.Golden != nil {
 		want, err := fs.ReadFile(r.opts.Golden, c.Spec+"/"+c.Name+".golden")
 		if err != nil {
 			res.Failures = append(res.Failures, check.Failure{IDs: c.IDs, Kind: check.KindGolden,
 				Message: fmt.Sprintf("no golden file golden/%s/%s.golden: run `forge-conform golden update` and review the diff", c.Spec, c.Name)})
 		} else {
-			res.Failures = append(res.Failures, check.CompareGolden(c.Tool, want, norm, c.IDs)...)
+			gf := check.CompareGolden(c.Tool, want, norm, c.IDs)
+			if !r.opts.GoldenStrict && !check.GoldenNormative(c, norm, r.opts.Specs.Classes) {
+				for i := range gf {
+					gf[i].Severity = check.SeverityNote
+					gf[i].Message += " (a note: the SRD does not fix these bytes)"
+				}
+			}
+			res.Failures = append(res.Failures, gf...)
 		}
 	}
+	res.Failures = Charge(c, res.Failures)
+	r.levelSeverity(c, res.Failures)
+	res.Failures, res.Warnings, res.Notes = bySeverity(res.Failures, r.opts.Strict)
 	if len(res.Failures) > 0 {
 		res.Status = Failed
 		res.Message = summarize(res.Failures)
@@ -542,9 +680,70 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	return res
 }
 
-// determinismIDs are the requirements a repeated call checks, per tool.
-var determinismIDs = map[string][]string{
-	"list_directory": {"FR-LD-OUT-02", "C-03"},
+// levelSeverity makes a failure a warning when every requirement it names
+// is a SHOULD or MAY of its catalog (a MUST, or an unknown ID, keeps it a
+// failure).
+func (r *Runner) levelSeverity(c *corpus.Case, fs []check.Failure) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Severity != check.SeverityFail || f.Kind == check.KindProtocol || len(f.IDs) == 0 {
+			continue
+		}
+		soft := true
+		for _, id := range f.IDs {
+			ref := corpus.ParseRef(c.Spec, id)
+			cat := r.opts.Specs.Catalogs[ref.Spec]
+			if cat == nil {
+				soft = false
+				break
+			}
+			req, ok := cat.Lookup(ref.ID)
+			if !ok || (req.Level != "SHOULD" && req.Level != "MAY") {
+				soft = false
+				break
+			}
+		}
+		if soft {
+			f.Severity = check.SeverityWarn
+			f.Message = "(SHOULD/MAY) " + f.Message
+		}
+	}
+}
+
+// policySkip says why c does not apply to the implementation's declared
+// policies, or "".
+func (r *Runner) policySkip(c *corpus.Case) string {
+	keys := make([]string, 0, len(c.Policy))
+	for k := range c.Policy {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		got, ok := r.hello.Policies[k]
+		switch {
+		case !ok:
+			return "implementation-defined: declare policies." + k
+		case got != c.Policy[k]:
+			return fmt.Sprintf("implementation-defined: the case is for policies.%s=%s, the implementation declares %s", k, c.Policy[k], got)
+		}
+	}
+	return ""
+}
+
+// bySeverity splits failures into those that fail the case, warnings and
+// notes; under strict, warnings fail too.
+func bySeverity(all []check.Failure, strict bool) (fails, warns, notes []check.Failure) {
+	for _, f := range all {
+		switch {
+		case f.Severity == check.SeverityNote:
+			notes = append(notes, f)
+		case f.Severity == check.SeverityWarn && !strict:
+			warns = append(warns, f)
+		default:
+			fails = append(fails, f)
+		}
+	}
+	return fails, warns, notes
 }
 
 func sameResponse(a, b fcp.Response) bool { return bytes.Equal(stripSeq(a), stripSeq(b)) }
@@ -568,33 +767,49 @@ func (r *Runner) unsupported(c *corpus.Case) string {
 
 func (r *Runner) fixtureUnsupported(c *corpus.Case, fx *fixture.Fixture) string {
 	needsFaults := len(fx.Faults) > 0 || contains(c.Requires, corpus.RequiresFaults)
-	if needsFaults && !r.inProcess {
-		return "needs in-process fault injection (fixture " + fx.Name + "): only the built-in reference can run it"
+	if needsFaults && !r.caps.Faults {
+		if len(fx.Faults) == 0 {
+			return "needs in-process fault injection (fixture " + fx.Name + "): only the built-in reference can run it"
+		}
+		if why := r.fuseUnusable(); why != "" {
+			return "needs fault injection (fixture " + fx.Name + "): FUSE is not usable here (" + why + "); the built-in reference injects faults in-process"
+		}
 	}
 	restricted := fx.Restricted() || contains(c.Requires, corpus.RequiresUnprivileged)
-	if restricted && !r.unprivileged {
+	if restricted && !r.caps.Unprivileged {
 		return "needs an unprivileged implementation (fixture " + fx.Name + " restricts permissions) but the implementation runs as root: use --run-as USER"
 	}
 	return ""
 }
 
-// layout materializes a fixture once per run; cases only read it.
-func (r *Runner) layout(fx *fixture.Fixture) (fixture.Layout, error) {
+// faultView serves fx's shared layout through FUSE with its faults, once
+// per run; Close unmounts it.
+func (r *Runner) faultView(fx *fixture.Fixture) (fixture.Layout, error) {
+	layout, err := r.layout(fx)
+	if err != nil {
+		return fixture.Layout{}, err
+	}
 	r.mu.Lock()
-	lo, ok := r.layouts[fx.Name]
-	if !ok {
-		lo = &layoutOnce{}
-		r.layouts[fx.Name] = lo
+	fv := r.views[fx.Name]
+	if fv == nil {
+		fv = &faultView{}
+		r.views[fx.Name] = fv
 	}
 	r.mu.Unlock()
-	lo.once.Do(func() {
-		dir := filepath.Join(r.base, fx.Name)
-		if lo.err = os.Mkdir(dir, 0o755); lo.err != nil {
-			return
-		}
-		lo.layout, lo.err = fx.Materialize(dir, fixture.Options{Chown: r.chown})
+	fv.once.Do(func() {
+		var m *fusefault.Mount
+		fv.view, m, fv.err = mountFaults(fx, layout)
+		r.mu.Lock()
+		fv.mount = m
+		r.mu.Unlock()
 	})
-	return lo.layout, lo.err
+	return fv.view, fv.err
+}
+
+// layout materializes a fixture once per run (or once for the runs
+// sharing Options.Layouts); cases only read it.
+func (r *Runner) layout(fx *fixture.Fixture) (fixture.Layout, error) {
+	return r.layouts.get(fx, r.caps.Owner)
 }
 
 // request builds the FCP request for c on layout.
@@ -603,19 +818,23 @@ func (r *Runner) request(c *corpus.Case, layout fixture.Layout) (fcp.Request, er
 	r.nextCall++
 	id := r.nextCall
 	r.mu.Unlock()
+	return checkedRequest(c, layout, fmt.Sprintf("call_%d", id), r.config(c, layout)), nil
+}
+
+// checkedRequest is the request whose response a case checks.
+func checkedRequest(c *corpus.Case, layout fixture.Layout, callID string, config json.RawMessage) fcp.Request {
 	req := fcp.Request{FCP: fcp.Version, Op: c.Op, Case: c.FullName()}
 	if c.Op != fcp.OpCall && c.Op != fcp.OpSummary {
-		return req, nil
+		return req
 	}
-	args := expand(c.Args, layout)
-	req.Call = &fcp.Call{ID: fmt.Sprintf("call_%d", id), Name: c.Tool, Args: args}
+	req.Call = &fcp.Call{ID: callID, Name: c.Tool, Args: expand(c.Args, layout)}
 	req.Ctx = &fcp.Ctx{WorkingDir: layout.Root}
 	if c.Ctx != nil {
 		req.Ctx.MaxOutputBytes = c.Ctx.MaxOutputBytes
 		req.Ctx.AvailableCapacityBytes = c.Ctx.AvailableCapacityBytes
 	}
-	req.Config = r.config(c, layout)
-	return req, nil
+	req.Config = config
+	return req
 }
 
 // expand replaces $ROOT and $OUTSIDE in the JSON text. Paths of the temp
@@ -626,6 +845,30 @@ func expand(raw json.RawMessage, l fixture.Layout) json.RawMessage {
 	}
 	s := strings.NewReplacer("$ROOT", l.Root, "$OUTSIDE", l.Outside).Replace(string(raw))
 	return json.RawMessage(s)
+}
+
+// NormalizeRequest returns a copy of req with the layout's absolute paths
+// replaced by $ROOT and $OUTSIDE, as reports show it.
+func NormalizeRequest(req fcp.Request, l fixture.Layout) *fcp.Request {
+	out := req
+	if l.Root == "" {
+		return &out
+	}
+	rep := strings.NewReplacer(l.Root, "$ROOT", l.Outside, "$OUTSIDE")
+	if req.Call != nil {
+		call := *req.Call
+		call.Args = json.RawMessage(rep.Replace(string(call.Args)))
+		out.Call = &call
+	}
+	if req.Ctx != nil {
+		ctx := *req.Ctx
+		ctx.WorkingDir = rep.Replace(ctx.WorkingDir)
+		out.Ctx = &ctx
+	}
+	if len(req.Config) > 0 {
+		out.Config = json.RawMessage(rep.Replace(string(req.Config)))
+	}
+	return &out
 }
 
 // normalize replaces the fixture's absolute paths with $ROOT and $OUTSIDE.
@@ -659,6 +902,13 @@ func summarize(fs []check.Failure) string {
 		msg += fmt.Sprintf(" (and %d more)", len(fs)-1)
 	}
 	return msg
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func contains(list []string, s string) bool {

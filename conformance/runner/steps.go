@@ -12,7 +12,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -25,7 +25,7 @@ func (r *Runner) freshLayout(fx *fixture.Fixture) (fixture.Layout, func(), error
 		return fixture.Layout{}, nil, err
 	}
 	cleanup := func() { _ = fixture.RemoveAll(dir) }
-	l, err := fx.Materialize(dir, fixture.Options{Chown: r.chown})
+	l, err := fx.Materialize(dir, fixture.Options{Chown: r.caps.Owner})
 	return l, cleanup, err
 }
 
@@ -43,11 +43,7 @@ func (r *Runner) before(c *corpus.Case, i int, st corpus.Step, l fixture.Layout,
 	}
 	switch {
 	case st.Call != nil:
-		args := expand(st.Call.Args, l)
-		req := fcp.Request{FCP: fcp.Version, Op: fcp.OpCall, Case: c.FullName(),
-			Call: &fcp.Call{ID: fmt.Sprintf("%s_%d", strings.ReplaceAll(c.Name, "-", "_"), i), Name: st.Call.Tool, Args: args},
-			Ctx:  &fcp.Ctx{WorkingDir: l.Root}, Config: r.config(c, l)}
-		resp, _, stderr, err := exchange(req)
+		resp, _, stderr, err := exchange(beforeRequest(c, i, st.Call, l, r.config(c, l)))
 		if err != nil {
 			return fmt.Sprintf("%s %s: %v", where, st.Call.Tool, err), stderr
 		}
@@ -98,12 +94,19 @@ func (r *Runner) before(c *corpus.Case, i int, st corpus.Step, l fixture.Layout,
 	return "", ""
 }
 
+// beforeRequest is the request of before-step i, a call.
+func beforeRequest(c *corpus.Case, i int, call *corpus.StepCall, l fixture.Layout, config json.RawMessage) fcp.Request {
+	return fcp.Request{FCP: fcp.Version, Op: fcp.OpCall, Case: c.FullName(),
+		Call: &fcp.Call{ID: fmt.Sprintf("%s_%d", strings.ReplaceAll(c.Name, "-", "_"), i), Name: call.Tool, Args: expand(call.Args, l)},
+		Ctx:  &fcp.Ctx{WorkingDir: l.Root}, Config: config}
+}
+
 // own gives a path the runner created to the implementation's user.
 func (r *Runner) own(p string) error {
-	if r.chown == nil {
+	if r.caps.Owner == nil {
 		return nil
 	}
-	return os.Lchown(p, r.chown.UID, r.chown.GID)
+	return os.Lchown(p, r.caps.Owner.UID, r.caps.Owner.GID)
 }
 
 func errText(r fcp.Response) string {

@@ -7,8 +7,10 @@ import (
 	"testing/fstest"
 
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/impl/inproc"
+	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/spec"
 )
 
@@ -29,7 +31,11 @@ func stepsRun(t *testing.T, cases string) map[string]*runner.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := runner.New(context.Background(), runner.Options{Corpus: c, Specs: specs, Fixtures: map[string]*fixture.Fixture{"tiny": fx}})
+	ref, err := inproc.New(reference.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.New(context.Background(), runner.Options{Target: ref, Corpus: c, Specs: specs, Fixtures: map[string]*fixture.Fixture{"tiny": fx}})
 	if err != nil {
 		t.Fatal(err)
 	}

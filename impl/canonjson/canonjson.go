@@ -44,20 +44,6 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// StringLen returns len(AppendString(nil, s)) without building it.
-func StringLen(s string) int {
-	n := 2 + len(s)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"', c == '\\', c == '\b', c == '\f', c == '\n', c == '\r', c == '\t':
-			n++
-		case c < 0x20:
-			n += 5
-		}
-	}
-	return n
-}
-
 // AppendInt appends an integer.
 func AppendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
 

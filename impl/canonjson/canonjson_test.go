@@ -23,9 +23,6 @@ func TestAppendString(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("AppendString(%q) = %s, want %s", tt.in, got, tt.want)
 		}
-		if n := StringLen(tt.in); n != len(tt.want) {
-			t.Errorf("StringLen(%q) = %d, want %d", tt.in, n, len(tt.want))
-		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != tt.in {
 			t.Errorf("round trip of %q: %q, %v", tt.in, back, err)
@@ -37,9 +34,6 @@ func FuzzAppendString(f *testing.F) {
 	f.Add("a\x00<\"")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := AppendString(nil, s)
-		if len(out) != StringLen(s) {
-			t.Fatalf("StringLen mismatch for %q", s)
-		}
 		var back string
 		if err := json.Unmarshal(out, &back); err != nil {
 			t.Fatalf("invalid JSON %s: %v", out, err)
@@ -48,4 +42,40 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("round trip %q -> %q", s, back)
 		}
 	})
+}
+
+func TestElementsFitPrefix(t *testing.T) {
+	var e Elements
+	for _, s := range []string{"a", "bb", "ccc"} {
+		e.Add(func(dst []byte) []byte { return AppendString(dst, s) })
+	}
+	if got := string(e.Prefix(2)); got != `"a","bb"` {
+		t.Fatalf("Prefix(2) = %s", got)
+	}
+	// The tail says how many elements are in and whether any was dropped.
+	tail := func(dst []byte, k int) []byte {
+		dst = append(dst, ']', ',')
+		dst = AppendInt(dst, int64(k))
+		dst = append(dst, ',')
+		dst = AppendBool(dst, k < e.Len())
+		return append(dst, '}')
+	}
+	head := []byte(`{[`)
+	tests := []struct {
+		budget int64
+		want   string
+		ok     bool
+	}{
+		{100, `{["a","bb","ccc"],3,false}`, true},
+		{int64(len(`{["a","bb","ccc"],3,false}`)), `{["a","bb","ccc"],3,false}`, true},
+		{int64(len(`{["a","bb","ccc"],3,false}`)) - 1, `{["a","bb"],2,true}`, true},
+		{int64(len(`{[],0,true}`)), `{[],0,true}`, true},
+		{int64(len(`{[],0,true}`)) - 1, ``, false},
+	}
+	for _, tt := range tests {
+		got, ok := e.FitPrefix(head, tail, tt.budget)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("FitPrefix(budget %d) = %q, %v; want %q, %v", tt.budget, got, ok, tt.want, tt.ok)
+		}
+	}
 }

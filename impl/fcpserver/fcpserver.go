@@ -18,6 +18,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
@@ -35,15 +36,23 @@ type Handler interface {
 	Handle(context.Context, fcp.Request) fcp.Response
 }
 
+// HelloRequester is implemented by handlers whose hello depends on the
+// request (test_tools, PROTOCOL.md §9.5); the server then calls HelloFor
+// instead of Hello.
+type HelloRequester interface {
+	HelloFor(req fcp.Request) fcp.Response
+}
+
 // Serve reads requests from in and writes responses to out until EOF on in
 // (returns nil), a bye request has been answered (returns nil), ctx is done
 // (checked between lines; returns ctx.Err()), or reading or writing fails.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, h Handler) error {
 	r := bufio.NewReaderSize(in, 64<<10)
-	w := bufio.NewWriterSize(out, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	lw := &lineWriter{w: bufio.NewWriterSize(out, 64<<10)}
+	lw.enc = json.NewEncoder(&lw.buf)
+	lw.enc.SetEscapeHTML(false)
+	turns := &turnManager{h: h, lw: lw}
+	defer turns.stop()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -55,36 +64,80 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, h Handler) error {
 		eof := err != nil
 		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
 			if eof {
-				return nil
+				return turns.stop()
 			}
 			continue // blank lines carry no request and get no answer
 		}
 		var resp fcp.Response
 		var bye bool
-		if tooLong {
+		switch {
+		case tooLong:
 			resp = failure(-1, "request line exceeds %d bytes; FCP/1 request lines are at most 64 MiB", MaxLineBytes)
-		} else {
-			resp, bye = dispatch(ctx, h, line)
-		}
-		buf.Reset()
-		if err := enc.Encode(resp); err != nil { // Encode appends the newline
-			buf.Reset()
-			failed := failure(resp.Seq, "implementation cannot encode its response: %v", err)
-			failed.Error.Kind = string(toolerr.ExecutionFailed)
-			if err := enc.Encode(failed); err != nil {
-				return fmt.Errorf("fcpserver: encoding the response to seq %d: %w", resp.Seq, err)
+		default:
+			tr, handled := turns.route(ctx, line)
+			switch {
+			case !handled:
+				resp, bye = dispatch(ctx, h, line)
+			case tr == nil: // a turn started; it writes its own lines
+				if eof {
+					return turns.stop()
+				}
+				continue
+			default:
+				resp = *tr
 			}
 		}
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return fmt.Errorf("fcpserver: writing the response to seq %d: %w", resp.Seq, err)
-		}
-		if err := w.Flush(); err != nil {
-			return fmt.Errorf("fcpserver: writing the response to seq %d: %w", resp.Seq, err)
+		if err := lw.write(resp); err != nil {
+			return err
 		}
 		if bye || eof {
-			return nil
+			return turns.stop()
 		}
 	}
+}
+
+// lineWriter writes one JSON line at a time, flushed, from the request loop
+// and from a running turn.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (lw *lineWriter) write(v any) error {
+	return lw.writeWith(func() any { return v })
+}
+
+// writeWith writes the line build returns, calling build under the
+// writer's lock: what build observes and the order of the lines agree.
+func (lw *lineWriter) writeWith(build func() any) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	v := build()
+	lw.buf.Reset()
+	seq := int64(-1)
+	switch r := v.(type) {
+	case fcp.Response:
+		seq = r.Seq
+	case fcp.TurnLine:
+		seq = r.Seq
+	}
+	if err := lw.enc.Encode(v); err != nil { // Encode appends the newline
+		lw.buf.Reset()
+		failed := failure(seq, "implementation cannot encode its response: %v", err)
+		failed.Error.Kind = string(toolerr.ExecutionFailed)
+		if err := lw.enc.Encode(failed); err != nil {
+			return fmt.Errorf("fcpserver: encoding the response to seq %d: %w", seq, err)
+		}
+	}
+	if _, err := lw.w.Write(lw.buf.Bytes()); err != nil {
+		return fmt.Errorf("fcpserver: writing the response to seq %d: %w", seq, err)
+	}
+	if err := lw.w.Flush(); err != nil {
+		return fmt.Errorf("fcpserver: writing the response to seq %d: %w", seq, err)
+	}
+	return nil
 }
 
 // readLine returns the next line without its "\n". When the line is longer
@@ -144,6 +197,9 @@ func dispatch(ctx context.Context, h Handler, line []byte) (resp fcp.Response, b
 	}()
 	bye = req.Op == fcp.OpBye // even if Handle panics
 	if req.Op == fcp.OpHello {
+		if hr, ok := h.(HelloRequester); ok {
+			return hr.HelloFor(req), false
+		}
 		return h.Hello(), false
 	}
 	return h.Handle(ctx, req), bye

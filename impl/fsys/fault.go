@@ -121,6 +121,11 @@ func (f *FaultFs) fault(op, name string) error {
 // Name implements afero.Fs.
 func (f *FaultFs) Name() string { return "FaultFs" }
 
+// Base returns the filesystem f wraps. Every fault of a FaultFs strikes at
+// open, stat, lstat, readlink or readdir, never while reading an opened
+// file.
+func (f *FaultFs) Base() afero.Fs { return f.base }
+
 // LstatIfPossible implements afero.Lstater.
 func (f *FaultFs) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
 	if err := f.fault(OpLstat, name); err != nil {

@@ -528,3 +528,30 @@ func TestFaultFsWriteOps(t *testing.T) {
 		t.Errorf("openwrite fault = %#v, want an *fs.PathError with Op \"open\"", err)
 	}
 }
+
+func TestErrText(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "open", Path: "/x/y", Err: syscall.EACCES}, "permission denied"},
+		{&os.LinkError{Op: "rename", Old: "/a", New: "/b", Err: syscall.EXDEV}, "invalid cross-device link"},
+		{syscall.EIO, "input/output error"},
+		{&fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist}, "file does not exist"},
+		{&os.LinkError{Op: "link", Old: "/a", New: "/b", Err: fs.ErrExist}, "file already exists"},
+		{errors.New("plain"), "plain"},
+	}
+	for _, tt := range tests {
+		if got := ErrText(tt.err); got != tt.want {
+			t.Errorf("ErrText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestJoinRel(t *testing.T) {
+	for _, tt := range []struct{ dir, name, want string }{{"", "a", "a"}, {"a", "b", "a/b"}, {"a/b", ".c", "a/b/.c"}} {
+		if got := JoinRel(tt.dir, tt.name); got != tt.want {
+			t.Errorf("JoinRel(%q, %q) = %q, want %q", tt.dir, tt.name, got, tt.want)
+		}
+	}
+}

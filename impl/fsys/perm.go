@@ -73,6 +73,9 @@ type PermFs struct {
 	uid, gid int
 }
 
+// Base returns the filesystem p wraps.
+func (p *PermFs) Base() afero.Fs { return p.base }
+
 // NewPermFs returns a PermFs over base.
 func NewPermFs(base afero.Fs) afero.Fs { return NewPermFsAs(base, 65534, 65534) }
 

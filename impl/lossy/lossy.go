@@ -30,9 +30,6 @@ func String(s string) string {
 	return string(out)
 }
 
-// Valid reports whether s is already valid UTF-8 (String(s) == s).
-func Valid(s string) bool { return utf8.ValidString(s) }
-
 // maximalSubpart returns the length of the maximal subpart at the start of
 // s, which begins with an ill-formed sequence: the lead byte plus every
 // continuation byte that could still belong to a well-formed sequence.

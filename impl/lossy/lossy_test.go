@@ -1,6 +1,9 @@
 package lossy
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestString(t *testing.T) {
 	const r = "\uFFFD"
@@ -39,10 +42,10 @@ func FuzzString(f *testing.F) {
 	f.Add("a\xed\xa0\x80b")
 	f.Fuzz(func(t *testing.T, s string) {
 		got := String(s)
-		if !Valid(got) {
+		if !utf8.ValidString(got) {
 			t.Fatalf("String(%q) = %q is not valid UTF-8", s, got)
 		}
-		if Valid(s) && got != s {
+		if utf8.ValidString(s) && got != s {
 			t.Fatalf("valid input changed: %q -> %q", s, got)
 		}
 	})

@@ -9,8 +9,20 @@ import (
 // execAllowed are the packages that may start processes: search_files runs
 // its external backends, rg and ugrep (CFG-SF-01/03, I-SF-15, I-SF-20),
 // with os/exec, giving the children no network-related input.
+// run_command (FR-TOOL-CMD-01) runs the user's own shell command, which it
+// is: denylisted by default and always behind the user's approval.
 var execAllowed = map[string]bool{
 	"github.com/forge-conform/forge-conform/impl/tools/searchfiles": true,
+	"github.com/forge-conform/forge-conform/impl/tools/runcommand":  true,
+	// tooltest is imported by _test.go files only (checked below): its
+	// benchmarks ask `go env GOROOT` for a corpus and run rg and find beside
+	// the tools to compare.
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest": true,
+}
+
+// testOnly are the execAllowed packages that no non-test package may import.
+var testOnly = map[string]bool{
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest": true,
 }
 
 // TestNoNetworkImports backs constraint C-05 of LIST_DIRECTORY_SRD.md ("no
@@ -31,6 +43,9 @@ func TestNoNetworkImports(t *testing.T) {
 			if (imp == "net" || strings.HasPrefix(imp, "net/") && imp != "net/url") || imp == "crypto/tls" ||
 				imp == "os/exec" && !execAllowed[fields[0]] {
 				t.Errorf("%s imports %s: the reference must make no network access (C-05)", fields[0], imp)
+			}
+			if testOnly[imp] {
+				t.Errorf("%s imports %s, a test-only helper that may start processes: import it from _test.go files only", fields[0], imp)
 			}
 		}
 	}

@@ -6,21 +6,25 @@
 //
 // The same Reference serves two callers: package fcpserver wraps it into a
 // JSON Lines process (`forge-conform ref`), one conversation for the whole
-// process, and the suite's in-process runner calls HandleIn directly with
-// a conversation of its own per case, injecting a fault-emulating
-// filesystem where the case asks for one.
+// process, and package inproc (the runner's in-process target) calls
+// HandleIn directly with a conversation of its own per case, injecting a
+// fault-emulating filesystem where the case asks for one.
 package reference
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/session"
@@ -28,23 +32,27 @@ import (
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
 	"github.com/forge-conform/forge-conform/impl/tools/codexlistdir"
+	"github.com/forge-conform/forge-conform/impl/tools/fcptest"
 	"github.com/forge-conform/forge-conform/impl/tools/listdir"
 	"github.com/forge-conform/forge-conform/impl/tools/readfile"
+	"github.com/forge-conform/forge-conform/impl/tools/runcommand"
 	"github.com/forge-conform/forge-conform/impl/tools/searchfiles"
 	"github.com/forge-conform/forge-conform/impl/tools/writefile"
+	"github.com/forge-conform/forge-conform/impl/tui"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
 // Identity of the reference implementation in hello.
 const (
-	Name     = "forge-conform-reference"
+	Name     = fcp.ReferenceName
 	Version  = "0.1.0"
 	Language = "go"
 )
 
 // Ops are the FCP/1 ops the reference answers, as hello declares them.
 func Ops() []string {
-	return []string{fcp.OpHello, fcp.OpCall, fcp.OpReset, fcp.OpBye, fcp.OpDefinitions, fcp.OpSummary}
+	return append(append([]string{fcp.OpHello, fcp.OpCall, fcp.OpReset, fcp.OpBye, fcp.OpDefinitions, fcp.OpSummary},
+		fcp.TurnOps()...), fcp.OpRecover, fcp.OpScreen)
 }
 
 // Options configure a Reference.
@@ -52,18 +60,82 @@ type Options struct {
 	// FS is the filesystem every call uses; nil means the real one
 	// (fsys.OS()).
 	FS afero.Fs
-	// Defects switches on deliberate tool bugs, for the suite's mutation
-	// self-tests. The zero value conforms.
+	// Defects switches on the deliberate bugs that live inside the engine,
+	// the TUI or the summary op, for the suite's mutants. The zero value
+	// conforms.
 	Defects Defects
+	// WrapTool, when set, wraps every tool before it is registered: the
+	// suite's mutants (package impl/mutants) break a tool from outside,
+	// by rewriting its arguments, context or result. nil registers the
+	// tools as they are.
+	WrapTool func(tool.Tool) tool.Tool
+	// Policies choose implementation-defined behaviour (spec/PROTOCOL.md,
+	// "policies"), declared in hello: lp1_missing_file is "create" (the
+	// default) or "refuse". New rejects unknown keys and values.
+	Policies map[string]string
+	// Environ is the environment run_command inherits (before its
+	// denylist); nil means the process's (os.Environ).
+	Environ func() []string
+	// Crash, when set, is called at a requested crash point (PROTOCOL.md
+	// §10.2) instead of the process killing itself with SIGKILL, for
+	// in-process tests; nil kills the process.
+	Crash func()
+	// WrapJournal, when set, wraps the journal of every journaled turn and
+	// recover (and the UI the engine reports to): the suite's durability
+	// mutants (package impl/mutants) break journaling from outside. It
+	// wraps the journal itself, inside the crash points, so that a crash
+	// point sees what the wrapper did. nil journals as specified.
+	WrapJournal func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
+	// AfterRecovery, when set, is called by recover after the user's
+	// choice is journaled, with the calls of the batch that had no result
+	// and a function that executes one (a durability mutant re-runs them;
+	// FR-RES-04c forbids it). nil does nothing.
+	AfterRecovery func(ctx context.Context, unfinished []fcp.PendingCall, run func(context.Context, fcp.PendingCall))
 }
 
-// Defects are the deliberate bugs of every tool that has them, for the
-// suite's mutation self-tests. The zero value conforms.
+// DefaultPolicies are the policies the reference declares unless told
+// otherwise.
+func DefaultPolicies() map[string]string {
+	return map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyCreate}
+}
+
+// ParsePolicy reads "key=value" as the reference's --policy flag takes it,
+// checking both against fcp.PolicyValues.
+func ParsePolicy(kv string) (key, value string, err error) {
+	key, value, ok := strings.Cut(kv, "=")
+	if !ok {
+		return "", "", fmt.Errorf("policy %q: want key=value, e.g. lp1_missing_file=refuse", kv)
+	}
+	return key, value, checkPolicy(key, value)
+}
+
+func checkPolicy(key, value string) error {
+	vals, ok := fcp.PolicyValues()[key]
+	if !ok {
+		keys := make([]string, 0, len(fcp.PolicyValues()))
+		for k := range fcp.PolicyValues() {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return fmt.Errorf("unknown policy %q (known: %s)", key, strings.Join(keys, ", "))
+	}
+	if !slices.Contains(vals, value) {
+		return fmt.Errorf("policy %s=%q: want one of %s", key, value, strings.Join(vals, ", "))
+	}
+	return nil
+}
+
+// Defects are the deliberate bugs the suite's mutants (impl/mutants)
+// cannot express as wrappers around a tool: hooks inside the engine, the
+// TUI and the summary op. The zero value conforms.
 type Defects struct {
-	ListDir    listdir.Defects
-	ReadFile   readfile.Defects
-	WriteFile  writefile.Defects
-	ApplyPatch applypatch.Defects
+	Executor executor.Defects
+	// TUI breaks the reference TUI's screens (the screen op).
+	TUI tui.Defects
+	// SummaryNoCut and SummaryNoRedact leave the framework's cut to 200
+	// characters (FR-APR-06) or its redaction of secrets (FR-APR-01) out
+	// of the summary op; a tool's own summary is unchanged.
+	SummaryNoCut, SummaryNoRedact bool
 }
 
 // Reference answers FCP/1 requests. It owns one conversation (the read
@@ -72,41 +144,123 @@ type Defects struct {
 // takes the conversation from its caller instead. A Reference is safe for
 // concurrent use; concurrent Handle calls share its conversation.
 type Reference struct {
-	reg   *tool.Registry
-	fs    afero.Fs
-	state *session.State
+	reg     *tool.Registry
+	regTest *tool.Registry // reg plus the fcp_* test tools (PROTOCOL.md §9.6)
+	fs      afero.Fs
+	state   *session.State
+	// testTools is set by a hello that asks for test_tools.
+	testTools     atomic.Bool
+	policies      map[string]string
+	engineDefects executor.Defects
+	// crash replaces the SIGKILL of a crash point (Options.Crash).
+	crash      func()
+	tuiDefects tui.Defects
+	// summaryNoCut, summaryNoRedact: Defects.SummaryNoCut, SummaryNoRedact.
+	summaryNoCut, summaryNoRedact bool
+	// wrapJournal and afterRecovery are Options.WrapJournal and
+	// Options.AfterRecovery.
+	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
+	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
 }
 
 // New builds the reference with its registry and an empty conversation.
 func New(opts Options) (*Reference, error) {
-	reg, err := tool.NewRegistry(
-		listdir.Tool{Defects: opts.Defects.ListDir},
-		codexlistdir.Tool{},
-		readfile.Tool{Defects: opts.Defects.ReadFile},
-		writefile.Tool{Defects: opts.Defects.WriteFile},
-		applypatch.Tool{Defects: opts.Defects.ApplyPatch},
-		searchfiles.New(),
-	)
+	policies := DefaultPolicies()
+	for k, v := range opts.Policies {
+		if err := checkPolicy(k, v); err != nil {
+			return nil, fmt.Errorf("reference: %w", err)
+		}
+		policies[k] = v
+	}
+	tools := tools(opts, policies)
+	// Lazy: a served reference answers hello without compiling a schema;
+	// TestSchemasCompile compiles them all as NewRegistry would.
+	reg, err := tool.NewLazyRegistry(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("reference: building the tool registry: %w", err)
+	}
+	regTest, err := tool.NewLazyRegistry(append(tools, fcptest.Tools()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reference: building the tool registry with the test tools: %w", err)
 	}
 	fs := opts.FS
 	if fs == nil {
 		fs = fsys.OS()
 	}
-	return &Reference{reg: reg, fs: fs, state: session.New()}, nil
+	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
+		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
+		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
+		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery}, nil
 }
 
-// Registry returns the tool registry.
-func (r *Reference) Registry() *tool.Registry { return r.reg }
+// Registry returns the tool registry: with the fcp_* test tools once a
+// hello asked for them.
+func (r *Reference) Registry() *tool.Registry {
+	if r.testTools.Load() {
+		return r.regTest
+	}
+	return r.reg
+}
+
+// HelloFor answers hello; test_tools registers the fcp_* test tools for the
+// rest of the process (PROTOCOL.md §9.5).
+func (r *Reference) HelloFor(req fcp.Request) fcp.Response {
+	if req.TestTools {
+		r.testTools.Store(true)
+	}
+	return r.Hello()
+}
+
+// Turn runs one turn (PROTOCOL.md §9) with the reference engine over the
+// registry, in the reference's own conversation.
+func (r *Reference) Turn(ctx context.Context, req fcp.TurnRequest, ui executor.UI) (executor.Outcome, error) {
+	t := executor.Turn{Ctx: req.Ctx, Config: req.Config, User: req.User, Model: req.Model, Session: r.state}
+	if req.Ctx != nil && req.Ctx.JournalDir != "" {
+		return r.turnJournaled(ctx, req, ui, t)
+	}
+	return r.Engine().Run(ctx, t, ui)
+}
+
+// Engine is the reference's tool loop over its registry and filesystem.
+func (r *Reference) Engine() *executor.Engine {
+	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Defects: r.engineDefects}
+}
+
+// TurnScreen returns the reference TUI's screen of the turn seq (the screen
+// op, PROTOCOL.md §10): the same state and renderer as forge-conform ref
+// --tui.
+func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
+	return tui.NewTurnScreen(seq, r.tuiDefects, nil)
+}
+
+// tools returns the reference's tools, in registration order, wrapped by
+// opts.WrapTool when set.
+func tools(opts Options, policies map[string]string) []tool.Tool {
+	ts := []tool.Tool{
+		listdir.Tool{},
+		codexlistdir.Tool{},
+		readfile.Tool{},
+		writefile.Tool{},
+		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile]},
+		searchfiles.New(),
+		runcommand.Tool{Environ: opts.Environ},
+	}
+	if opts.WrapTool != nil {
+		for i, t := range ts {
+			ts[i] = opts.WrapTool(t)
+		}
+	}
+	return ts
+}
 
 // Hello answers op hello (with seq 0; the server sets the request's).
 func (r *Reference) Hello() fcp.Response {
 	return fcp.Response{
 		FCP:            fcp.Version,
 		Implementation: &fcp.Implementation{Name: Name, Version: Version, Language: Language},
-		Tools:          r.reg.Names(),
+		Tools:          r.Registry().Names(),
 		Ops:            Ops(),
+		Policies:       maps.Clone(r.policies),
 	}
 }
 
@@ -143,7 +297,7 @@ func (r *Reference) HandleIn(ctx context.Context, req fcp.Request, fs afero.Fs, 
 	case fcp.OpCall:
 		resp = r.call(ctx, req, fs, st)
 	case fcp.OpDefinitions:
-		resp = fcp.Response{OK: fcp.Bool(true), Definitions: r.reg.Definitions()}
+		resp = fcp.Response{OK: fcp.Bool(true), Definitions: r.Registry().Definitions()}
 	case fcp.OpSummary:
 		resp = r.summary(req)
 	case fcp.OpReset:
@@ -168,14 +322,15 @@ func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs, st *
 			`call request has no "call" object; send "call":{"id":..,"name":..,"args":{..}}`))
 	}
 	name, args := req.Call.Name, req.Call.Args
-	if err := r.reg.Validate(name, args); err != nil {
+	reg := r.Registry()
+	if err := reg.Validate(name, args); err != nil {
 		return Failure(err)
 	}
 	c, err := NewCtx(req, fs, st)
 	if err != nil {
 		return Failure(err)
 	}
-	out, err := r.reg.Call(ctx, name, args, c)
+	out, err := reg.Call(ctx, name, args, c)
 	if err != nil {
 		return Failure(err)
 	}
@@ -190,11 +345,12 @@ func (r *Reference) summary(req fcp.Request) fcp.Response {
 		return Failure(toolerr.New(toolerr.BadArgs,
 			`summary request has no "call" object; send "call":{"id":..,"name":..,"args":{..}}`))
 	}
-	t, err := r.reg.Lookup(req.Call.Name)
+	reg := r.Registry()
+	t, err := reg.Lookup(req.Call.Name)
 	if err != nil {
 		return Failure(err)
 	}
-	if err := r.reg.Validate(req.Call.Name, req.Call.Args); err != nil {
+	if err := reg.Validate(req.Call.Name, req.Call.Args); err != nil {
 		return Failure(err)
 	}
 	conf, err := config.Parse(req.Config)
@@ -205,7 +361,14 @@ func (r *Reference) summary(req fcp.Request) fcp.Response {
 	if err != nil {
 		return Failure(err)
 	}
-	s = tool.Summarize(s)
+	switch {
+	case r.summaryNoCut:
+		s = tool.Redact(s)
+	case r.summaryNoRedact:
+		s = tool.Truncate(s, tool.MaxSummaryChars)
+	default:
+		s = tool.Summarize(s)
+	}
 	return fcp.Response{OK: fcp.Bool(true), Summary: &s, RiskLevel: string(t.RiskLevel())}
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/impl/tools/listdir"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -38,7 +37,7 @@ func root(t *testing.T) string {
 
 // allTools are the reference's tools, sorted by name.
 func allTools() []string {
-	return []string{"apply_patch", "list_dir", "list_directory", "read_file", "search_files", "write_file"}
+	return []string{"apply_patch", "list_dir", "list_directory", "read_file", "run_command", "search_files", "write_file"}
 }
 
 func newRef(t *testing.T) *reference.Reference {
@@ -101,7 +100,7 @@ func TestHelloAndDefinitions(t *testing.T) {
 	if resp.Seq != 5 || !slices.Equal(names, allTools()) {
 		t.Errorf("definitions name %q, want %q sorted", names, allTools())
 	}
-	want := map[string]string{"apply_patch": "Medium", "list_dir": "Low", "list_directory": "Low", "read_file": "Low", "search_files": "Low", "write_file": "Medium"}
+	want := map[string]string{"apply_patch": "Medium", "list_dir": "Low", "list_directory": "Low", "read_file": "Low", "run_command": "High", "search_files": "Low", "write_file": "Medium"}
 	for name, level := range want {
 		if risk[name] != level {
 			t.Errorf("%s risk level = %q, want %q", name, risk[name], level)
@@ -131,8 +130,8 @@ func TestHandle(t *testing.T) {
 			[]string{`"ok":true`, `.hidden`}},
 		{"list_dir", callReq(6, "list_dir", `{"dir_path":"`+dir+`"}`, dir, ""),
 			[]string{`"ok":true`, `"content":"Absolute path: ` + dir, `"allow_truncation":true`}},
-		{"unknown tool", callReq(7, "run_command", `{}`, dir, ""),
-			[]string{`"kind":"UnknownTool"`, `"tool":"run_command"`}},
+		{"unknown tool", callReq(7, "frobnicate", `{}`, dir, ""),
+			[]string{`"kind":"UnknownTool"`, `"tool":"frobnicate"`}},
 		{"schema-invalid args", callReq(8, "list_directory", `{"path":1}`, dir, ""),
 			[]string{`"kind":"BadArgs"`, `at /path`}},
 		{"args not an object", callReq(9, "list_directory", `[]`, dir, ""),
@@ -200,31 +199,9 @@ func TestHandleFSInjectsFaults(t *testing.T) {
 	}
 }
 
-func TestListDirDefects(t *testing.T) {
-	dir := root(t)
-	if err := os.WriteFile(filepath.Join(dir, "<&>"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	req := callReq(1, "list_directory", `{"path":"."}`, dir, "")
-	good := newRef(t).Handle(context.Background(), req)
-	defective, err := reference.New(reference.Options{Defects: reference.Defects{ListDir: defectsHTML()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := defective.Handle(context.Background(), req)
-	if good.Content == nil || got.Content == nil || *good.Content == *got.Content {
-		t.Errorf("the HTMLEscape defect changed nothing:\n%v\n%v", good.Content, got.Content)
-	}
-}
-
 func TestWireError(t *testing.T) {
 	w := reference.WireError(os.ErrNotExist)
 	if w.Kind != "ExecutionFailed" || w.Message != "file does not exist" {
 		t.Errorf("plain error: %+v", w)
 	}
-}
-
-func defectsHTML() (d listdir.Defects) {
-	d.HTMLEscape = true
-	return d
 }

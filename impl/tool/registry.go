@@ -10,26 +10,27 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Registry maps tool names to tools (FR-REG-03). Each tool's argument
-// schema is compiled once, when the registry is built (NFR-PERF-03). A
+// schema is compiled once (NFR-PERF-03): when the registry is built
+// (NewRegistry), or on the tool's first validation (NewLazyRegistry). A
 // Registry is immutable and safe for concurrent use.
 type Registry struct {
-	tools map[string]entry
+	tools map[string]*entry
 	names []string // sorted
 }
 
 type entry struct {
-	tool   Tool
-	schema *jsonschema.Schema
+	tool    Tool
+	compile func() (*jsonschema.Schema, error) // once, cached
 }
 
 // schemaBase prefixes a tool's name to give its schema a URL. It does not
@@ -41,7 +42,27 @@ const schemaBase = "https://forge-conform.invalid/tools/"
 // does not compile as JSON Schema Draft 2020-12 (FR-VAL-01a) fails with an
 // error naming the tool.
 func NewRegistry(tools ...Tool) (*Registry, error) {
-	r := &Registry{tools: make(map[string]entry, len(tools))}
+	r, err := NewLazyRegistry(tools...)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range r.names {
+		if _, err := r.tools[name].compile(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// NewLazyRegistry is NewRegistry for a process that must start fast (the
+// reference served over FCP/1 answers hello before any schema is needed):
+// each schema is compiled on its tool's first validation, once. Names are
+// checked at once; a schema that does not compile fails every validation
+// of its tool with the error NewRegistry would return, as an
+// ExecutionFailed *toolerr.Error. Use it for tools whose schemas a test
+// already compiles with NewRegistry.
+func NewLazyRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]*entry, len(tools))}
 	for _, t := range tools {
 		name := t.Name()
 		if name == "" {
@@ -51,11 +72,10 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 			return nil, &toolerr.Error{Kind: toolerr.DuplicateTool, Tool: name,
 				Message: fmt.Sprintf("tool %q is registered twice; register each tool once", name)}
 		}
-		s, err := compileSchema(name, t.Schema())
-		if err != nil {
-			return nil, err
-		}
-		r.tools[name] = entry{tool: t, schema: s}
+		schema := t.Schema()
+		r.tools[name] = &entry{tool: t, compile: sync.OnceValues(func() (*jsonschema.Schema, error) {
+			return compileSchema(name, schema)
+		})}
 		r.names = append(r.names, name)
 	}
 	slices.Sort(r.names)
@@ -126,7 +146,7 @@ func (r *Registry) Validate(name string, args json.RawMessage) error {
 	return e.validate(name, args)
 }
 
-func (e entry) validate(name string, args json.RawMessage) error {
+func (e *entry) validate(name string, args json.RawMessage) error {
 	doc, err := fcp.DecodeJSON(bytes.TrimSpace(args))
 	if err != nil {
 		if len(bytes.TrimSpace(args)) == 0 {
@@ -137,7 +157,11 @@ func (e entry) validate(name string, args json.RawMessage) error {
 	if _, ok := doc.(map[string]any); !ok {
 		return toolerr.New(toolerr.BadArgs, "arguments of %s must be a JSON object, got %s", name, jsonType(doc))
 	}
-	if err := e.schema.Validate(doc); err != nil {
+	schema, err := e.compile()
+	if err != nil {
+		return toolerr.New(toolerr.ExecutionFailed, "%v", err)
+	}
+	if err := schema.Validate(doc); err != nil {
 		return toolerr.New(toolerr.BadArgs, "invalid arguments for %s: %s", name, fcp.DescribeSchemaError(err))
 	}
 	return nil

@@ -59,6 +59,9 @@ type Ctx struct {
 	Config          config.Config
 	// Session is the conversation the call belongs to (read cache).
 	Session *session.State
+	// Output is the bounded channel of streamed output (ToolCtx.output_tx,
+	// FR-OUT-01); nil discards. Tools write with Send.
+	Output chan<- Chunk
 }
 
 // EffectiveMax is min(max_output_bytes, available_capacity_bytes).

@@ -24,8 +24,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/fixtures"
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forge-conform/forge-conform/scripts/gen-fixtures/fixture"
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 )
 
 func TestRun(t *testing.T) {

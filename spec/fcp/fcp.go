@@ -12,6 +12,10 @@ import "encoding/json"
 // Version is the protocol version every request carries in "fcp".
 const Version = 1
 
+// ReferenceName is the name forge-conform's reference implementation gives
+// in hello. A run against it holds it to its own goldens byte for byte.
+const ReferenceName = "forge-conform-reference"
+
 // The ops of FCP/1. Hello and Call are required of every implementation;
 // the others are declared in hello's "ops".
 const (
@@ -27,13 +31,16 @@ const (
 
 // Request is one line written to the implementation's stdin.
 type Request struct {
-	FCP    int             `json:"fcp"`
-	Seq    int64           `json:"seq"`
-	Op     string          `json:"op"`
-	Case   string          `json:"case,omitempty"`
-	Call   *Call           `json:"call,omitempty"`
-	Ctx    *Ctx            `json:"ctx,omitempty"`
-	Config json.RawMessage `json:"config,omitempty"`
+	FCP  int    `json:"fcp"`
+	Seq  int64  `json:"seq"`
+	Op   string `json:"op"`
+	Case string `json:"case,omitempty"`
+	// TestTools, in hello, asks the implementation to register the fcp_*
+	// test tools (PROTOCOL.md §9.6) for the rest of the process.
+	TestTools bool            `json:"test_tools,omitempty"`
+	Call      *Call           `json:"call,omitempty"`
+	Ctx       *Ctx            `json:"ctx,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty"`
 }
 
 // Call is one tool call: its id, the tool's name and the JSON arguments.
@@ -49,6 +56,10 @@ type Ctx struct {
 	WorkingDir             string `json:"working_dir"`
 	MaxOutputBytes         *int64 `json:"max_output_bytes,omitempty"`
 	AvailableCapacityBytes *int64 `json:"available_capacity_bytes,omitempty"`
+	// JournalDir, in turn and recover (PROTOCOL.md §10), is the absolute
+	// path of the directory that holds the implementation's tool journal;
+	// empty means no journal. Other ops ignore it.
+	JournalDir string `json:"journal_dir,omitempty"`
 }
 
 // Defaults for Ctx fields: CFG-OUT-01's max_bytes and FR-REG-04b's
@@ -90,6 +101,11 @@ type Response struct {
 	Implementation *Implementation `json:"implementation,omitempty"`
 	Tools          []string        `json:"tools,omitempty"`
 	Ops            []string        `json:"ops,omitempty"`
+	// Policies (hello, optional) declare the implementation's choices
+	// where a spec leaves behaviour to the implementation, e.g.
+	// {"lp1_missing_file":"refuse"}; cases of a policy run only when it is
+	// declared with their value (spec/PROTOCOL.md).
+	Policies map[string]string `json:"policies,omitempty"`
 
 	OK              *bool        `json:"ok,omitempty"`
 	Content         *string      `json:"content,omitempty"`
@@ -99,6 +115,25 @@ type Response struct {
 	// Summary and RiskLevel answer op summary.
 	Summary   *string `json:"summary,omitempty"`
 	RiskLevel string  `json:"risk_level,omitempty"`
+	// Screen answers op screen.
+	Screen *Screen `json:"screen,omitempty"`
+}
+
+// Policy keys and their values (spec/PROTOCOL.md, "Policies").
+const (
+	// PolicyLP1MissingFile is LP1's "backend policy" for a file that does
+	// not exist (I-AP-01): PolicyCreate lets T and B create it without a
+	// read; PolicyRefuse answers StaleFile "File was not read before
+	// patching" for every file not read in the conversation, missing or
+	// not.
+	PolicyLP1MissingFile = "lp1_missing_file"
+	PolicyCreate         = "create"
+	PolicyRefuse         = "refuse"
+)
+
+// PolicyValues lists each known policy key's values.
+func PolicyValues() map[string][]string {
+	return map[string][]string{PolicyLP1MissingFile: {PolicyCreate, PolicyRefuse}}
 }
 
 // Implementation identifies the implementation under test.

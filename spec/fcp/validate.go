@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -55,8 +56,12 @@ func ResponseSchema(op string) string {
 		return SchemaDefinitionsResponse
 	case OpSummary:
 		return SchemaSummaryResponse
-	case OpReset, OpBye:
+	case OpReset, OpBye, OpDecide, OpCancel, OpToolResult:
 		return SchemaOKResponse
+	case OpTurn, OpRecover:
+		return SchemaTurnOutput
+	case OpScreen:
+		return SchemaScreenResponse
 	default:
 		return SchemaErrorResponse
 	}
@@ -76,7 +81,8 @@ func NewValidator() (*Validator, error) {
 		return nil, fmt.Errorf("fcp: schema %s is not embedded; FCP schemas never load remote documents", u)
 	}
 	names := []string{schemaCommon, SchemaRequest, SchemaHelloResponse, SchemaCallResponse,
-		SchemaDefinitionsResponse, SchemaSummaryResponse, SchemaOKResponse, SchemaErrorResponse}
+		SchemaDefinitionsResponse, SchemaSummaryResponse, SchemaOKResponse, SchemaErrorResponse,
+		SchemaTurnRequest, SchemaTurnOutput, SchemaScreenRequest, SchemaScreenResponse}
 	for _, name := range names {
 		data, err := schemaFiles.ReadFile("schema/" + name)
 		if err != nil {
@@ -98,8 +104,26 @@ func NewValidator() (*Validator, error) {
 }
 
 // ValidateRequest checks one request line (without its newline).
+// The turn ops (turn, decide, cancel, tool_result) are checked against
+// turn-request.json, screen against screen-request.json, every other op
+// against request.json.
 func (v *Validator) ValidateRequest(raw []byte) error {
+	var head struct {
+		Op string `json:"op"`
+	}
+	if json.Unmarshal(raw, &head) == nil && (slices.Contains(TurnOps(), head.Op) || head.Op == OpRecover) {
+		return v.validate("request", SchemaTurnRequest, raw)
+	}
+	if json.Unmarshal(raw, &head) == nil && head.Op == OpScreen {
+		return v.validate("request", SchemaScreenRequest, raw)
+	}
 	return v.validate("request", SchemaRequest, raw)
+}
+
+// ValidateTurnOutput checks one line a turn wrote (without its newline): an
+// event or the turn's final response.
+func (v *Validator) ValidateTurnOutput(raw []byte) error {
+	return v.validate("turn output", SchemaTurnOutput, raw)
 }
 
 // ValidateResponse checks one response line (without its newline) as the

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
@@ -41,7 +40,7 @@ func readLines(t *testing.T, path string) [][]byte {
 }
 
 func (name testFile) validate(v *fcp.Validator, raw []byte) error {
-	if name == "request" {
+	if strings.HasPrefix(string(name), "request") {
 		return v.ValidateRequest(raw)
 	}
 	return v.ValidateResponse(string(name), raw)
@@ -182,23 +181,6 @@ func TestSchemaFS(t *testing.T) {
 		} else {
 			f.Close()
 		}
-	}
-}
-
-// TestValidationIsFast guards the "microseconds per message" budget loosely
-// enough for a loaded CI machine.
-func TestValidationIsFast(t *testing.T) {
-	v := newValidator(t)
-	raw := []byte(`{"seq":7,"ok":false,"error":{"kind":"SandboxViolation","message":"x","denial":{"reason":"PathOutsideSandbox","attempted":"/a","resolved":"/a"}}}`)
-	const n = 2000
-	start := time.Now()
-	for range n {
-		if err := v.ValidateResponse(fcp.OpCall, raw); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if per := time.Since(start) / n; per > 500*time.Microsecond {
-		t.Errorf("ValidateResponse takes %v per message, want microseconds", per)
 	}
 }
 

@@ -70,8 +70,19 @@ var schema []byte
 
 // Tool is the apply_patch executor.
 type Tool struct {
-	Defects Defects
+	// MissingFile is the lp1_missing_file policy (spec/PROTOCOL.md):
+	// "create" (or empty) creates a missing file with T/B as described
+	// above (I-AP-01); "refuse" answers StaleFile "File was not read before
+	// patching" for a missing file not read in the conversation, as for
+	// any file not read.
+	MissingFile string
 }
+
+// Missing-file policies.
+const (
+	MissingFileCreate = "create"
+	MissingFileRefuse = "refuse"
+)
 
 var (
 	_ tool.Tool      = Tool{}
@@ -214,7 +225,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		return "", err
 	}
 	for _, f := range files {
-		if err := check(f, c, t.Defects); err != nil {
+		if err := check(f, c, t.MissingFile == MissingFileRefuse); err != nil {
 			return "", err
 		}
 	}
@@ -222,14 +233,8 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		if err := ctx.Err(); err != nil {
 			return "", ctxError(err)
 		}
-		if err := stage(f, t.Defects); err != nil {
+		if err := stage(f); err != nil {
 			return "", err
-		}
-		if t.Defects.NonAtomic && f.changed() {
-			// Deliberate bug: the file is written before the next is staged.
-			if err := commit(ctx, c.FS, []*file{f}); err != nil {
-				return "", err
-			}
 		}
 	}
 	var changed []*file
@@ -241,10 +246,8 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if len(changed) == 0 {
 		return "No changes applied.", nil
 	}
-	if !t.Defects.NonAtomic {
-		if err := commit(ctx, c.FS, changed); err != nil {
-			return "", err
-		}
+	if err := commit(ctx, c.FS, changed); err != nil {
+		return "", err
 	}
 	lines := make([]string, len(changed))
 	for i, f := range changed {

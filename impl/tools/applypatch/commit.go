@@ -52,7 +52,7 @@ func commit(ctx context.Context, afs afero.Fs, files []*file) error {
 	for _, p := range ps {
 		temp, err := writeTemp(afs, p.file, p.next)
 		if err != nil {
-			return p.failed(p.firstLine(), "could not write %s: %v; no file was changed, fix the cause (permissions, disk space) and retry", p.path, errText(err))
+			return p.failed(p.firstLine(), "could not write %s: %v; no file was changed, fix the cause (permissions, disk space) and retry", p.path, fsys.ErrText(err))
 		}
 		p.temp = temp
 	}
@@ -61,7 +61,7 @@ func commit(ctx context.Context, afs afero.Fs, files []*file) error {
 	}
 	for i, p := range ps {
 		if err := publish(afs, p); err != nil {
-			msg := fmt.Sprintf("could not replace %s: %s", p.path, linkErrText(err))
+			msg := fmt.Sprintf("could not replace %s: %s", p.path, fsys.ErrText(err))
 			if !p.exists && errors.Is(err, fs.ErrExist) {
 				msg = fmt.Sprintf("could not create %s: it was created by someone else meanwhile; read it and patch it instead", p.path)
 			}
@@ -192,13 +192,4 @@ func writeTemp(afs afero.Fs, f *file, data []byte) (name string, err error) {
 		return "", err
 	}
 	return name, nil
-}
-
-// linkErrText is the cause of a rename or link failure.
-func linkErrText(err error) string {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err.Error()
-	}
-	return errText(err)
 }

@@ -102,14 +102,23 @@ func resolveFiles(p *lp1.Patch, c *tool.Ctx) ([]*file, error) {
 // then the stale-file rules for an existing file (FR-TOOL-PATCH-02a/b/d)
 // or the creation policy for a missing one (I-AP-01). For an existing
 // file it also reads the content the stale check hashes, which is the
-// content the patch is then applied to. d holds the deliberate bugs.
-func check(f *file, c *tool.Ctx, d Defects) error {
+// content the patch is then applied to. refuseMissing is the
+// lp1_missing_file policy "refuse": a missing file that this conversation
+// has not read is StaleFile, like any file not read.
+func check(f *file, c *tool.Ctx, refuseMissing bool) error {
 	fi, err := fsys.Lstat(c.FS, f.canon)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && refuseMissing:
+		if c.Session != nil {
+			if _, read := c.Session.LastRead(f.canon); read {
+				return checkNew(f, c)
+			}
+		}
+		return &toolerr.Error{Kind: toolerr.StaleFile, File: f.path, Message: "File was not read before patching"}
 	case errors.Is(err, fs.ErrNotExist):
 		return checkNew(f, c)
 	case err != nil:
-		return f.failed(f.firstLine(), "cannot access %s: %v; check the path and its permissions", f.path, errText(err))
+		return f.failed(f.firstLine(), "cannot access %s: %v; check the path and its permissions", f.path, fsys.ErrText(err))
 	case !fi.Mode().IsRegular():
 		return f.failed(f.firstLine(), "%s is %s, not a regular file; apply_patch edits regular files only", f.path, kindOf(fi))
 	}
@@ -117,9 +126,6 @@ func check(f *file, c *tool.Ctx, d Defects) error {
 	f.mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.uid, f.gid = int(st.Uid), int(st.Gid)
-	}
-	if d.SkipStaleCheck {
-		return f.load(c) // deliberate bug: read or not, changed or not
 	}
 	var last session.Read
 	var read bool
@@ -142,7 +148,7 @@ func check(f *file, c *tool.Ctx, d Defects) error {
 func (f *file) load(c *tool.Ctx) error {
 	data, err := readNoFollow(c, f.canon)
 	if err != nil {
-		return f.failed(f.firstLine(), "cannot read %s: %v; check its permissions", f.path, errText(err))
+		return f.failed(f.firstLine(), "cannot read %s: %v; check its permissions", f.path, fsys.ErrText(err))
 	}
 	f.orig = data
 	return nil
@@ -164,31 +170,23 @@ func checkNew(f *file, c *tool.Ctx) error {
 	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return f.failed(op.Line, "cannot create %s: its directory does not exist; apply_patch does not create directories, create it first", f.path)
 	default:
-		return f.failed(op.Line, "cannot create %s: %v", f.path, errText(err))
+		return f.failed(op.Line, "cannot create %s: %v", f.path, fsys.ErrText(err))
 	}
 	f.mode = newFileMode
 	return nil
 }
 
-// stage applies f's sections to its content in memory (I-AP-03). d holds
-// the deliberate bugs.
-func stage(f *file, d Defects) error {
+// stage applies f's sections to its content in memory (I-AP-03).
+func stage(f *file) error {
 	cur, err := lp1.Decode(f.orig)
 	if err != nil {
 		return f.failed(f.firstLine(), "%s cannot be patched: %v; LP1 edits files with consistent LF or CRLF line endings only", f.path, err)
 	}
-	apply := lp1.Apply
-	if d.OccFromEnd {
-		apply = applyOccFromEnd
-	}
 	for _, s := range f.sections {
-		cur, err = apply(cur, s.Ops)
+		cur, err = lp1.Apply(cur, s.Ops)
 		if err != nil {
 			return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 		}
-	}
-	if d.TrailingNewlineOnCreate && !f.exists && len(cur.Lines) > 0 {
-		cur.FinalNewline = true // deliberate bug
 	}
 	f.next = cur.Encode()
 	return nil
@@ -234,16 +232,6 @@ func kindOf(fi fs.FileInfo) string {
 		return "a regular file"
 	}
 	return "a special file"
-}
-
-// errText is err's message without Go's operation prefix where it adds
-// nothing: the errno text for path errors.
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // ctxError turns the end of the call's ctx into Timeout or Cancelled (the

@@ -227,7 +227,7 @@ func collect(ctx context.Context, afs afero.Fs, dirPath string, depth uint64) ([
 				continue
 			}
 			k := kindOf(info.Mode())
-			rel := joinRel(cur.prefix, lossy.String(n))
+			rel := fsys.JoinRel(cur.prefix, lossy.String(n))
 			batch = append(batch, pending{
 				entry: dirEntry{
 					sortKey: capBytes(strings.ReplaceAll(rel, `\`, "/")),
@@ -312,13 +312,6 @@ func joinPath(dir, name string) string {
 		return dir + name
 	}
 	return dir + "/" + name
-}
-
-func joinRel(prefix, name string) string {
-	if prefix == "" {
-		return name
-	}
-	return prefix + "/" + name
 }
 
 // rustIOError formats err as Rust's io::Error Display does for an OS

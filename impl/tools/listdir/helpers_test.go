@@ -34,7 +34,7 @@ func runTool(tb testing.TB, tl Tool, root string, c tooltest.Call) (string, *too
 	tb.Helper()
 	out, ctx, err := tooltest.Run(tb, tl, root, c)
 	if err == nil {
-		checkInvariants(tb, out, ctx.MaxOutputBytes+map[bool]int64{true: 1}[tl.Defects.BudgetOffByOne])
+		checkInvariants(tb, out, ctx.MaxOutputBytes)
 	}
 	return out, ctx, err
 }

@@ -7,9 +7,6 @@
 // stops as soon as max_entries is exceeded, sorts what it kept by relative
 // path and returns one canonical JSON object that fits the output budget.
 // All filesystem access goes through the call's afero.Fs via package fsys.
-//
-// Tool.Defects switches on deliberate bugs so that the conformance suite
-// can be mutation-tested; the zero value is the conforming tool.
 package listdir
 
 import (
@@ -19,9 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"slices"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
@@ -41,35 +41,8 @@ const maxSummaryChars = 200
 //go:embed schema.json
 var schema []byte
 
-// Defects are deliberate deviations from the SRD, used to check that the
-// conformance suite notices them (mutation testing). The zero value is the
-// conforming tool; never enable one outside the suite's self-tests.
-type Defects struct {
-	// FollowSymlinks types entries with stat (following links) and so
-	// descends into symlinked directories (violates FR-LD-VAL-09).
-	FollowSymlinks bool
-	// BreadthFirst traverses level by level, so max_entries keeps a
-	// different set of entries (violates FR-LD-LST-05).
-	BreadthFirst bool
-	// WrongTruncatedReason reports "max_entries" when output-size
-	// truncation is due (violates FR-LD-OUT-07).
-	WrongTruncatedReason bool
-	// HTMLEscape escapes <, > and & as \u003c, \u003e, \u0026 like Go's
-	// encoding/json (violates I-LD-03).
-	HTMLEscape bool
-	// BudgetOffByOne allows output of effective_max+1 bytes (violates
-	// FR-LD-OUT-03).
-	BudgetOffByOne bool
-	// TraverseHidden descends into hidden directories when
-	// include_hidden=false, still omitting the hidden entries themselves
-	// (violates FR-LD-LST-06).
-	TraverseHidden bool
-}
-
 // Tool is the list_directory executor.
-type Tool struct {
-	Defects Defects
-}
+type Tool struct{}
 
 var _ tool.Tool = Tool{}
 
@@ -138,7 +111,7 @@ func prepare(raw json.RawMessage, c config.Config) (request, error) {
 
 // Execute lists the requested directory and returns the JSON object of
 // §3.5. Failures are *toolerr.Error values.
-func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	req, err := prepare(raw, c.Config)
 	if err != nil {
 		return "", err
@@ -157,17 +130,23 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		// a file used as a directory, a symlink loop.
 		return "", toolerr.Failed(Name, "path does not exist: %s; list an existing directory (paths are relative to the working directory)", req.display)
 	case err != nil:
-		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, errText(err))
+		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, fsys.ErrText(err))
 	case !info.IsDir():
 		return "", toolerr.Failed(Name, "path is not a directory: %s; pass a directory, or use read_file for a file", req.display)
 	}
 	names, err := fsys.ReadDirNames(c.FS, root)
 	if err != nil {
-		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, errText(err))
+		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
 
-	w := &walker{ctx: ctx, fs: c.FS, req: req, defects: t.Defects}
+	w := &walker{ctx: ctx, fs: c.FS, req: req}
+	if _, plain := c.FS.(*afero.OsFs); plain && req.recursive {
+		w.reader = newReader(c.FS, max(1, runtime.GOMAXPROCS(0)))
+	}
 	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
+	if w.reader != nil {
+		w.reader.close()
+	}
 	if err != nil {
 		kind := toolerr.Cancelled
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -177,11 +156,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	}
 	slices.SortFunc(entries, compareEntries) // FR-LD-OUT-01, I-LD-02
 
-	budget := c.EffectiveMax()
-	if t.Defects.BudgetOffByOne {
-		budget++
-	}
-	out, err := render(req, entries, w.truncated, budget, t.Defects)
+	out, err := render(req, entries, w.truncated, c.EffectiveMax())
 	if err != nil {
 		return "", err
 	}

@@ -668,48 +668,6 @@ func TestCancelled(t *testing.T) {
 	tooltest.ErrorKind(t, err, toolerr.ExecutionFailed, "sandbox")
 }
 
-// TestDefects checks that every deliberate defect changes the output on
-// some input, so the conformance suite has something to catch.
-func TestDefects(t *testing.T) {
-	root := fixedMtime.Build(t,
-		tooltest.Dir("a"), tooltest.File("a/1", ""), tooltest.File("a/2", ""), tooltest.File("b", ""),
-		tooltest.Link("ln", "a"),
-		tooltest.Dir(".git"), tooltest.File(".git/config", ""), tooltest.File("t<&>", ""),
-	)
-	full, _, err := run(t, root, tooltest.Call{Args: `{"path":"."}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	short := int64(len(full)) - 1
-	tests := []struct {
-		name    string
-		defects Defects
-		c       tooltest.Call
-	}{
-		{"FollowSymlinks", Defects{FollowSymlinks: true}, tooltest.Call{Args: `{"path":".","recursive":true}`}},
-		{"BreadthFirst", Defects{BreadthFirst: true}, tooltest.Call{Args: `{"path":".","recursive":true,"max_entries":2}`}},
-		{"WrongTruncatedReason", Defects{WrongTruncatedReason: true}, tooltest.Call{Args: `{"path":"."}`, Budget: short}},
-		{"HTMLEscape", Defects{HTMLEscape: true}, tooltest.Call{Args: `{"path":"."}`}},
-		{"BudgetOffByOne", Defects{BudgetOffByOne: true}, tooltest.Call{Args: `{"path":"."}`, Budget: short}},
-		{"TraverseHidden", Defects{TraverseHidden: true}, tooltest.Call{Args: `{"path":".","recursive":true}`}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			good, _, err := run(t, root, tc.c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad, _, err := runTool(t, Tool{Defects: tc.defects}, root, tc.c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if good == bad {
-				t.Errorf("defect did not change the output:\n%s", good)
-			}
-		})
-	}
-}
-
 // benchTree builds the benchmarks' tree: 50 directories of 100 files
 // each, 5050 entries in all.
 func benchTree(b *testing.B) string {

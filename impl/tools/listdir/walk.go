@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -57,11 +56,18 @@ type dirNode struct {
 	path    string // lossy form of rawPath
 	depth   int64  // depth of the directory's children
 	names   []string
+	read    []name // instead of names: read ahead, lstat'ed (ahead.go)
 }
 
 // name is a directory entry name with its lossy form, ordered by the lossy
 // string and then by the raw bytes (FR-LD-LST-05, I-LD-02).
-type name struct{ raw, lossy string }
+type name struct {
+	raw, lossy string
+	info       fs.FileInfo // lstat, when statted (statNames)
+	err        error
+	statted    bool
+	ahead      *ahead // a directory read ahead of the walk
+}
 
 func compareNames(a, b name) int {
 	if c := strings.Compare(a.lossy, b.lossy); c != 0 {
@@ -84,27 +90,32 @@ type walker struct {
 	ctx       context.Context
 	fs        afero.Fs
 	req       request
-	defects   Defects
 	kept      []entry
-	truncated bool // a qualifying entry beyond maxEntries exists
+	reader    *reader // reads directories ahead; nil: each when visited
+	truncated bool    // a qualifying entry beyond maxEntries exists
 	err       error
 }
 
 // walk lists root, whose names are already read, and returns the kept
 // entries in traversal order.
 func (w *walker) walk(root *dirNode) ([]entry, error) {
-	if w.defects.BreadthFirst {
-		w.bfs(root)
-	} else {
-		w.dfs(root)
-	}
+	w.dfs(root)
 	return w.kept, w.err
 }
 
 // dfs visits d's entries depth-first pre-order; it reports whether the
 // traversal must stop.
 func (w *walker) dfs(d *dirNode) bool {
-	for _, n := range w.sorted(d) {
+	names := w.sorted(d)
+	if w.reader != nil && w.req.recursive && d.depth < w.req.maxDepth {
+		for i := range names {
+			n := &names[i]
+			if n.statted && n.err == nil && n.info.IsDir() && (w.req.includeHidden || !strings.HasPrefix(n.lossy, ".")) {
+				n.ahead = w.reader.ahead(joinAbs(d.abs, n.raw))
+			}
+		}
+	}
+	for _, n := range names {
 		if w.cancelled() {
 			return true
 		}
@@ -119,27 +130,6 @@ func (w *walker) dfs(d *dirNode) bool {
 	return false
 }
 
-// bfs is the BreadthFirst defect: a whole level before the next one.
-func (w *walker) bfs(root *dirNode) {
-	queue := []*dirNode{root}
-	for len(queue) > 0 {
-		d := queue[0]
-		queue = queue[1:]
-		for _, n := range w.sorted(d) {
-			if w.cancelled() {
-				return
-			}
-			child, stop := w.visit(d, n)
-			if stop {
-				return
-			}
-			if child != nil {
-				queue = append(queue, child)
-			}
-		}
-	}
-}
-
 func (w *walker) cancelled() bool {
 	if err := w.ctx.Err(); err != nil {
 		w.err = err
@@ -150,6 +140,9 @@ func (w *walker) cancelled() bool {
 
 // sorted returns d's names without "." and "..", in enumeration order.
 func (w *walker) sorted(d *dirNode) []name {
+	if d.read != nil {
+		return sortedAhead(d.read)
+	}
 	out := make([]name, 0, len(d.names))
 	for _, raw := range d.names {
 		if raw == "." || raw == ".." {
@@ -159,6 +152,9 @@ func (w *walker) sorted(d *dirNode) []name {
 	}
 	slices.SortFunc(out, compareNames)
 	d.names = nil // read once; let the garbage collector have them
+	if _, plain := w.fs.(*afero.OsFs); plain {
+		statNames(d.abs, out)
+	}
 	return out
 }
 
@@ -167,48 +163,45 @@ func (w *walker) sorted(d *dirNode) []name {
 // listing is full and a further qualifying entry was found.
 func (w *walker) visit(d *dirNode, n name) (child *dirNode, stop bool) {
 	hidden := strings.HasPrefix(n.lossy, ".")
-	omit := hidden && !w.req.includeHidden
-	if omit && !w.defects.TraverseHidden {
+	if hidden && !w.req.includeHidden {
 		return nil, false // FR-LD-LST-06: neither listed nor traversed
 	}
 	abs := joinAbs(d.abs, n.raw)
 	e := entry{
 		name:    n.lossy,
-		rawPath: joinRel(d.rawPath, n.raw),
-		path:    joinRel(d.path, n.lossy),
+		rawPath: fsys.JoinRel(d.rawPath, n.raw),
+		path:    fsys.JoinRel(d.path, n.lossy),
 		depth:   d.depth,
 		hidden:  hidden,
 	}
 	var info fs.FileInfo
 	var err error
-	if w.defects.FollowSymlinks {
-		info, err = fsys.Stat(w.fs, abs)
+	if n.statted {
+		info, err = n.info, n.err
 	} else {
 		info, err = fsys.Lstat(w.fs, abs)
 	}
 	if err != nil {
-		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err), errText(err)
+		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err), fsys.ErrText(err)
 	} else {
 		setMetadata(&e, info)
 	}
 	descend := e.typ == typeDir && w.req.recursive && d.depth < w.req.maxDepth
-	if omit { // TraverseHidden defect: descend, but never list the entry
-		if descend {
-			if names, err := fsys.ReadDirNames(w.fs, abs); err == nil {
-				return w.childOf(abs, e, names), false
-			}
-		}
-		return nil, false
-	}
 	qualifies := e.typ == typeUnknown || w.includes(e.typ)
 	if qualifies && w.full() {
 		w.truncated = true
 		return nil, true
 	}
 	if descend {
-		names, err := fsys.ReadDirNames(w.fs, abs)
+		var names []string
+		var read []name
+		if n.ahead != nil {
+			read, err = w.reader.get(n.ahead)
+		} else {
+			names, err = fsys.ReadDirNames(w.fs, abs)
+		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
-			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, errText(err)
+			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
 			if !qualifies {
 				qualifies = true
 				if w.full() {
@@ -218,6 +211,7 @@ func (w *walker) visit(d *dirNode, n name) (child *dirNode, stop bool) {
 			}
 		} else {
 			child = w.childOf(abs, e, names)
+			child.read = read
 		}
 	}
 	if qualifies {
@@ -285,28 +279,6 @@ func metadataCode(err error) string {
 	return codeIOError
 }
 
-// errText is the short, non-localized message of err: the errno text
-// ("permission denied", "input/output error") without the path, which
-// would make the output depend on where the tree lives.
-func errText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // joinAbs joins a filesystem path and a raw entry name (never "." or "..",
 // never containing a separator), so filepath.Join's cleaning is harmless.
 func joinAbs(dir, name string) string { return filepath.Join(dir, name) }
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}

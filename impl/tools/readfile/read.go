@@ -121,16 +121,12 @@ func incompletePrefix(t []byte) bool {
 // errScanLimit reports that a ranged read would scan past max_scan_bytes.
 var errScanLimit = errors.New("scan limit exceeded")
 
-// errPastEOF reports, only under Defects.NoRangeEndClamp, that end_line
-// lies beyond the end of the file.
-var errPastEOF = errors.New("end_line beyond EOF")
-
 // scanRange returns the bytes of lines start..=end of src (end 0: through
 // EOF), each with its own terminator (I-RF-01, I-RF-02). It consumes src
 // only up to the end of line end (or EOF) and fails with errScanLimit if
 // that point lies more than maxScan bytes into the file (I-RF-04). Memory is
-// bounded by maxScan plus one buffer. noClamp is Defects.NoRangeEndClamp.
-func scanRange(src *bufio.Reader, start, end uint64, maxScan int64, noClamp bool) ([]byte, error) {
+// bounded by maxScan plus one buffer.
+func scanRange(src *bufio.Reader, start, end uint64, maxScan int64) ([]byte, error) {
 	var out []byte
 	var consumed int64
 	line := uint64(1)
@@ -154,9 +150,6 @@ func scanRange(src *bufio.Reader, start, end uint64, maxScan int64, noClamp bool
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
-			if noClamp && end != 0 && line-1+uint64(min(len(chunk), 1)) < end {
-				return nil, errPastEOF // deliberate bug: no clamping at EOF
-			}
 			return out, nil
 		default:
 			return nil, err
@@ -189,20 +182,6 @@ func fullCapacity(limit int64) int64 {
 		return -1
 	}
 	return (limit - hl) / 4 * 3
-}
-
-// errText is the short, stable text of a filesystem error: the errno's
-// message when there is one.
-func errText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // plural returns "1 byte" or "n bytes".

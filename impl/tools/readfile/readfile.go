@@ -13,7 +13,6 @@ package readfile
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -43,9 +43,7 @@ const Description = "Read file contents"
 var schema []byte
 
 // Tool is the read_file executor.
-type Tool struct {
-	Defects Defects
-}
+type Tool struct{}
 
 var _ tool.Tool = Tool{}
 
@@ -92,7 +90,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 }
 
 // Execute reads the requested file. Failures are *toolerr.Error values.
-func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	cfg, err := loadConfig(c.Config)
 	if err != nil {
 		return "", err
@@ -108,12 +106,12 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err != nil {
 		return "", err
 	}
-	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon, defects: t.Defects}
+	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon}
 	out, sum, err := r.read()
 	if err != nil {
 		return "", err
 	}
-	if c.Session != nil && !t.Defects.NoCacheRecord {
+	if c.Session != nil {
 		c.Session.RecordRead(session.Read{Path: canon, SHA256: sum, At: time.Now()}) // I-RF-07
 	}
 	return out, nil
@@ -126,8 +124,6 @@ type reader struct {
 	cfg   Config
 	args  args
 	canon string
-
-	defects Defects
 }
 
 // read opens, classifies and reads the file; it returns the result and the
@@ -141,7 +137,7 @@ func (r *reader) read() (string, [32]byte, error) {
 		// a file used as a directory, a dangling symlink or a loop.
 		return "", sum, toolerr.Failed(Name, "file not found: %s; check the path (relative to the working directory), e.g. with list_directory", r.args.Path)
 	case err != nil:
-		return "", sum, toolerr.Failed(Name, "cannot access %s: %s", r.args.Path, errText(err))
+		return "", sum, toolerr.Failed(Name, "cannot access %s: %s", r.args.Path, fsys.ErrText(err))
 	case info.IsDir():
 		return "", sum, toolerr.Failed(Name, "%s is a directory; read a file inside it, or use list_directory to list it", r.args.Path)
 	case !info.Mode().IsRegular():
@@ -171,24 +167,12 @@ func (r *reader) read() (string, [32]byte, error) {
 	}
 	more := len(window) > sniffLen
 	window = window[:min(len(window), sniffLen)]
-	if r.defects.SniffWholeFile {
-		// Deliberate bug: the whole file is the window. Everything read
-		// has gone through the hash already; src re-serves it.
-		all, err := io.ReadAll(src)
-		if err != nil {
-			return "", sum, r.readError(err)
-		}
-		src, window, more = bufio.NewReader(bytes.NewReader(all)), all, false
-	}
 
 	if isBinary(window, more) {
 		if r.args.ranged() {
 			return "", sum, badArgs("%s is a binary file, so start_line and end_line do not apply; omit them to read it as base64", r.args.Path)
 		}
 		limit := r.c.EffectiveMax()
-		if r.defects.BinaryOverBudget {
-			limit += 4 // deliberate bug: one base64 quad over the budget
-		}
 		head, err := io.ReadAll(io.LimitReader(src, fullCapacity(limit)+1))
 		if err != nil {
 			return "", sum, r.readError(err)
@@ -208,10 +192,7 @@ func (r *reader) read() (string, [32]byte, error) {
 
 	if r.args.ranged() {
 		start, end := r.args.lineRange()
-		body, err := scanRange(src, start, end, r.cfg.MaxScanBytes, r.defects.NoRangeEndClamp)
-		if errors.Is(err, errPastEOF) {
-			return "", sum, toolerr.Failed(Name, "end_line %d is beyond the end of %s", end, r.args.Path)
-		}
+		body, err := scanRange(src, start, end, r.cfg.MaxScanBytes)
 		if errors.Is(err, errScanLimit) {
 			return "", sum, toolerr.Failed(Name, "the requested lines of %s lie beyond the first %s that a ranged read may scan (max_scan_bytes); narrow the range to lines nearer the start of the file",
 				r.args.Path, plural(r.cfg.MaxScanBytes))
@@ -254,7 +235,7 @@ func (r *reader) openError(err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return toolerr.Failed(Name, "cannot open %s: permission denied; check the file's permissions", r.args.Path)
 	}
-	return toolerr.Failed(Name, "cannot open %s: %s", r.args.Path, errText(err))
+	return toolerr.Failed(Name, "cannot open %s: %s", r.args.Path, fsys.ErrText(err))
 }
 
 // readError maps a failure while reading an opened file, including the
@@ -266,5 +247,5 @@ func (r *reader) readError(err error) error {
 	case errors.Is(err, context.Canceled):
 		return toolerr.New(toolerr.Cancelled, "reading %s was cancelled", r.args.Path)
 	}
-	return toolerr.Failed(Name, "cannot read %s: %s", r.args.Path, errText(err))
+	return toolerr.Failed(Name, "cannot read %s: %s", r.args.Path, fsys.ErrText(err))
 }

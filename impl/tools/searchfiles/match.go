@@ -73,10 +73,10 @@ func newMatcher(mode, caseMode, query string, threshold float64) (matcher, bool,
 		return fuzzyMatcher{query: q, fold: fold, threshold: threshold}, fold, nil
 	}
 	if !fold {
-		return exactMatcher{q: []byte(query)}, fold, nil
+		return newExactMatcher([]byte(query)), fold, nil
 	}
 	if lower, ok := asciiFoldable(query); ok {
-		return foldASCIIMatcher{q: lower}, fold, nil
+		return foldASCIIMatcher{q: lower, rare: rareOffsetFold(lower)}, fold, nil
 	}
 	return newRegexMatcher(regexp.MustCompile("(?i)" + regexp.QuoteMeta(query))), fold, nil
 }
@@ -195,13 +195,18 @@ func allLines(buf []byte, from int) int {
 }
 
 // exactMatcher finds a literal, case-sensitive substring (FR-SF-SRC-01).
-type exactMatcher struct{ q []byte }
+type exactMatcher struct {
+	q    []byte
+	rare int // rareOffset(q)
+}
+
+func newExactMatcher(q []byte) exactMatcher { return exactMatcher{q: q, rare: rareOffset(q)} }
 
 func (m exactMatcher) next(buf []byte, from int) int {
 	if from >= len(buf) {
 		return -1
 	}
-	i := bytes.Index(buf[from:], m.q)
+	i := indexRare(buf[from:], m.q, m.rare)
 	if i < 0 {
 		return -1
 	}
@@ -211,7 +216,7 @@ func (m exactMatcher) next(buf []byte, from int) int {
 // find reports the non-overlapping occurrences, leftmost first.
 func (m exactMatcher) find(line []byte, n int, dst []span, _ *scratch) []span {
 	for off := 0; n > 0; n-- {
-		i := bytes.Index(line[off:], m.q)
+		i := indexRare(line[off:], m.q, m.rare)
 		if i < 0 {
 			break
 		}
@@ -225,13 +230,16 @@ func (exactMatcher) fuzzy() bool { return false }
 
 // foldASCIIMatcher finds a literal ignoring case when asciiFoldable holds;
 // it gives the same matches as the (?i) regular expression of the literal.
-type foldASCIIMatcher struct{ q []byte } // lower case
+type foldASCIIMatcher struct {
+	q    []byte // lower case
+	rare int    // rareOffsetFold(q)
+}
 
 func (m foldASCIIMatcher) next(buf []byte, from int) int {
 	if from >= len(buf) {
 		return -1
 	}
-	i := indexFoldASCII(buf[from:], m.q)
+	i := indexFoldASCII(buf[from:], m.q, m.rare)
 	if i < 0 {
 		return -1
 	}
@@ -240,7 +248,7 @@ func (m foldASCIIMatcher) next(buf []byte, from int) int {
 
 func (m foldASCIIMatcher) find(line []byte, n int, dst []span, _ *scratch) []span {
 	for off := 0; n > 0; n-- {
-		i := indexFoldASCII(line[off:], m.q)
+		i := indexFoldASCII(line[off:], m.q, m.rare)
 		if i < 0 {
 			break
 		}
@@ -253,22 +261,25 @@ func (m foldASCIIMatcher) find(line []byte, n int, dst []span, _ *scratch) []spa
 func (foldASCIIMatcher) fuzzy() bool { return false }
 
 // indexFoldASCII returns the first offset of q (ASCII, lower case) in s
-// ignoring ASCII case, or -1. Candidates for the first byte are found with
-// bytes.IndexByte for each of its two cases; each search result is kept
-// until passed, so the scan stays linear.
-func indexFoldASCII(s, q []byte) int {
+// ignoring ASCII case, or -1. Candidates are found with bytes.IndexByte
+// for each of the two cases of q[rare] (literal.go: the rarest); each
+// search result is kept until passed, so the scan stays linear in the
+// stops.
+func indexFoldASCII(s, q []byte, rare int) int {
 	last := len(s) - len(q) // the last offset a match can start at
 	if last < 0 {
 		return -1
 	}
-	lo := q[0]
+	lo := q[rare]
 	hi := lo
 	if 'a' <= lo && lo <= 'z' {
 		hi = lo - ('a' - 'A')
 	}
 	nextLo, nextHi := -2, -2 // -2: not searched yet; -1: none left
+	// find returns the first start at or after from whose byte at rare
+	// is c, or -1.
 	find := func(c byte, from int) int {
-		i := bytes.IndexByte(s[from:last+1], c)
+		i := bytes.IndexByte(s[from+rare:last+rare+1], c)
 		if i < 0 {
 			return -1
 		}
@@ -288,7 +299,7 @@ func indexFoldASCII(s, q []byte) int {
 		if p < 0 {
 			return -1
 		}
-		if equalFoldASCII(s[p+1:p+len(q)], q[1:]) {
+		if equalFoldASCII(s[p:p+len(q)], q) {
 			return p
 		}
 		off = p + 1
@@ -307,23 +318,64 @@ func equalFoldASCII(s, q []byte) bool {
 }
 
 // regexMatcher runs an RE2 expression on each line (FR-SF-SRC-02). When
-// the expression has a literal prefix (case-sensitive only), lines without
-// it are skipped.
+// every match of the expression holds a literal (case-sensitive only),
+// lines without it are skipped: of those literals, the one literal.go
+// finds the fewest stops for.
 type regexMatcher struct {
-	re     *regexp.Regexp
-	prefix []byte
+	re       *regexp.Regexp
+	required exactMatcher
 }
 
 func newRegexMatcher(re *regexp.Regexp) regexMatcher {
-	p, _ := re.LiteralPrefix()
-	return regexMatcher{re: re, prefix: []byte(p)}
+	return regexMatcher{re: re, required: newExactMatcher(requiredLiteral(re.String()))}
 }
 
 func (m regexMatcher) next(buf []byte, from int) int {
-	if len(m.prefix) == 0 {
+	if len(m.required.q) == 0 {
 		return allLines(buf, from)
 	}
-	return exactMatcher{q: m.prefix}.next(buf, from)
+	return m.required.next(buf, from)
+}
+
+// requiredLiteral returns a case-sensitive literal that every match of the
+// expression src holds, or nil: of the literals of its top-level
+// concatenation (through groups and repetitions of at least one), the
+// one whose rarest byte is rarest by byteRank, the longer of equals. A
+// line that holds a match holds the literal, since a match lies within
+// its line.
+func requiredLiteral(src string) []byte {
+	re, err := syntax.Parse(src, syntax.Perl) // regexp.Compile's flags
+	if err != nil {
+		return nil
+	}
+	var best []byte
+	bestRank := 256
+	var visit func(re *syntax.Regexp)
+	visit = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpLiteral:
+			if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
+				return
+			}
+			lit := []byte(string(re.Rune))
+			rank := int(byteRank[lit[rareOffset(lit)]])
+			if rank < bestRank || (rank == bestRank && len(lit) > len(best)) {
+				best, bestRank = lit, rank
+			}
+		case syntax.OpCapture, syntax.OpPlus:
+			visit(re.Sub[0])
+		case syntax.OpRepeat:
+			if re.Min >= 1 {
+				visit(re.Sub[0])
+			}
+		case syntax.OpConcat:
+			for _, sub := range re.Sub {
+				visit(sub)
+			}
+		}
+	}
+	visit(re)
+	return best
 }
 
 // find reports the matches of regexp.FindAllIndex: leftmost-first,

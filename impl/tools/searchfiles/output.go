@@ -33,20 +33,9 @@ func render(req *request, o *outcome, elapsedMs, budget int64) (string, error) {
 	head = canonjson.AppendKey(head, "matches", false)
 	head = append(head, '[')
 
-	var body []byte
-	ends := make([]int, len(o.matches))
+	var elems canonjson.Elements
 	for i := range o.matches {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = appendMatch(body, &o.matches[i])
-		ends[i] = len(body)
-	}
-	prefix := func(k int) []byte {
-		if k == 0 {
-			return nil
-		}
-		return body[:ends[k-1]]
+		elems.Add(func(dst []byte) []byte { return appendMatch(dst, &o.matches[i]) })
 	}
 
 	// The errors array and the stats do not change with k.
@@ -90,26 +79,16 @@ func render(req *request, o *outcome, elapsedMs, budget int64) (string, error) {
 		dst = append(dst, errs...)
 		return append(dst, '}')
 	}
-	assemble := func(k int, t []byte) string {
-		var out strings.Builder
-		out.Grow(len(head) + len(prefix(k)) + len(t))
-		out.Write(head)
-		out.Write(prefix(k))
-		out.Write(t)
-		return out.String()
-	}
-
 	n := len(o.matches)
-	t := tail(nil, n, o.reason)
-	if int64(len(head)+len(prefix(n))+len(t)) <= budget {
-		return assemble(n, t), nil
-	}
 	// FR-SF-OUT-05: drop matches from the end until the output fits.
-	for k := n - 1; k >= 0; k-- {
-		t = tail(t[:0], k, reasonMaxOutputBytes)
-		if int64(len(head)+len(prefix(k))+len(t)) <= budget {
-			return assemble(k, t), nil
+	fit := func(dst []byte, k int) []byte {
+		if k == n {
+			return tail(dst, k, o.reason)
 		}
+		return tail(dst, k, reasonMaxOutputBytes)
+	}
+	if out, ok := elems.FitPrefix(head, fit, budget); ok {
+		return out, nil
 	}
 	need := len(head) + len(tail(nil, 0, reasonMaxOutputBytes))
 	if n == 0 {

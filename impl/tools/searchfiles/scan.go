@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 )
 
@@ -63,8 +64,12 @@ type fileGroup struct {
 // timing (I-SF-11).
 func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request, deny *denyMatcher,
 	root string, ents []dirent) (*outcome, error) {
+	direct := req.ext != nil && onDisk(afs)
 	ahead := lookahead
-	if req.ext != nil {
+	switch {
+	case direct:
+		ahead = directLookahead
+	case req.ext != nil:
 		ahead = extLookahead
 	}
 	order := make(chan *item, ahead)
@@ -76,12 +81,20 @@ func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request
 
 	w := &walker{ctx: ctx, fs: afs, sb: sb, req: req, deny: deny,
 		order: order, jobs: jobs, stop: stop}
+	if _, plain := afs.(*afero.OsFs); direct && plain {
+		// The binary opens the files as this process would: only the
+		// size can make an entry of a file it found nothing in.
+		w.sizes = true
+		sizeRoot(root, ents)
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(jobs)
 		defer close(order)
+		w.lister = newLister(afs, w.sizes, max(1, runtime.GOMAXPROCS(0)))
+		defer w.lister.close()
 		d := &dirNode{abs: root, depth: 1}
 		if req.respectGitignore {
 			d.ignores, d.comps = w.ancestorIgnores(root, ents)
@@ -90,6 +103,14 @@ func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request
 	}()
 	perFile := min(req.maxMatchesPerFile, req.maxResults+1)
 	workers := max(1, runtime.GOMAXPROCS(0))
+	if direct {
+		workers = 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req.ext.direct(ctx, afs, req, root, perFile, jobs, stop)
+		}()
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -211,26 +232,49 @@ func readCandidate(ctx context.Context, afs afero.Fs, req *request, it *item, sc
 	if ctx.Err() != nil {
 		return nil, ""
 	}
-	f, err := afs.OpenFile(it.abs, openFlags, 0)
-	if err != nil {
-		return nil, errText(err)
+	if _, plain := afs.(*afero.OsFs); plain && osFastPath {
+		return readCandidateOS(req, it, sc)
+	}
+	f, size, errMsg := openCandidate(afs, req, it)
+	if f == nil {
+		return nil, errMsg
 	}
 	defer f.Close()
+	return readOpened(f, size, sc)
+}
+
+// openCandidate opens one candidate file and checks it as every backend
+// does before reading: a regular file within max_file_size_bytes. It
+// returns the open file and its size, or nil and the error entry's text.
+func openCandidate(afs afero.Fs, req *request, it *item) (afero.File, int64, string) {
+	f, err := afs.OpenFile(it.abs, openFlags, 0)
+	if err != nil {
+		return nil, 0, fsys.ErrText(err)
+	}
 	info, err := f.Stat()
+	var msg string
+	switch {
+	case err != nil:
+		msg = fsys.ErrText(err)
+	case !info.Mode().IsRegular():
+		msg = errNotRegular.Error()
+	case info.Size() > req.maxFileSize:
+		msg = tooLarge(info.Size(), req.maxFileSize)
+	default:
+		return f, info.Size(), ""
+	}
+	f.Close()
+	return nil, 0, msg
+}
+
+// readOpened reads an opened candidate of the given size: nil and the
+// error entry's text when reading fails, nil and "" when the file is
+// binary (FR-SF-SRC-04, I-SF-05: the scanned region is the whole file).
+func readOpened(f io.Reader, size int64, sc *scratch) ([]byte, string) {
+	buf, err := readSized(f, size, sc)
 	if err != nil {
-		return nil, errText(err)
+		return nil, fsys.ErrText(err)
 	}
-	if !info.Mode().IsRegular() {
-		return nil, errNotRegular.Error()
-	}
-	if info.Size() > req.maxFileSize {
-		return nil, tooLarge(info.Size(), req.maxFileSize)
-	}
-	buf, err := readSized(f, info.Size(), sc)
-	if err != nil {
-		return nil, errText(err)
-	}
-	// FR-SF-SRC-04 (I-SF-05): the scanned region is the whole file.
 	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(buf) {
 		return nil, ""
 	}

@@ -16,11 +16,16 @@
 // apply.
 //
 // Backends (CFG-SF-01/03): native matches in Go. With backend "rg" or
-// "ugrep" every call first checks the binary (I-SF-15); everything but the
-// matching itself (traversal, filters, reading, binary detection, limits,
-// ordering, rendering) stays in the shared code, and the binary finds the
-// exact and regex matches in the lines the shared reader read, fed on its
-// stdin in batches (I-SF-20..22, backend.go, external.go, translate.go).
+// "ugrep" every call first checks the binary (I-SF-15); the traversal and
+// its filters, binary detection, limits, ordering and rendering stay in
+// the shared code. On the operating system's filesystem the binary opens
+// and searches the walker's candidate files itself, one process per chunk
+// of them, and the shared reader re-reads only the files it reports
+// (direct.go); files whose raw bytes differ from the lines the SRD
+// searches (a CR, for ugrep a BOM), failed runs, and filesystems the
+// binary cannot see get the stdin mode, where the binary finds the
+// matches in the lines the shared reader read (I-SF-20..22, backend.go,
+// external.go, translate.go).
 package searchfiles
 
 import (
@@ -147,13 +152,13 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ELOOP):
 		return "", toolerr.Failed(Name, "path does not exist: %s; search an existing directory (paths are relative to the working directory)", req.display)
 	case err != nil:
-		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, errText(err))
+		return "", toolerr.Failed(Name, "cannot access path %s: %s", req.display, fsys.ErrText(err))
 	case !info.IsDir():
 		return "", toolerr.Failed(Name, "path is not a directory: %s; pass the directory that holds the file", req.display)
 	}
-	ents, err := readDir(c.FS, root)
+	ents, err := readDir(c.FS, root, false, nil)
 	if err != nil {
-		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, errText(err))
+		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
 	patterns, err := deniedPatterns(c.Config)
 	if err != nil {

@@ -14,9 +14,18 @@ import (
 // input is appended by the caller.
 type extQuery struct {
 	backend string
-	args    []string
-	path    string // the checked binary, set at call time (I-SF-15)
-	pcre2   bool   // rg must have its PCRE2 engine (rg --pcre2-version)
+	args    []string // the stdin mode's whole command line (external.go)
+	// pattern is the engine flags and the --regexp arguments alone, which
+	// the direct mode (direct.go) puts on a command line of its own.
+	pattern []string
+	// bom: ugrep, and the query can match U+FEFF, which ugrep never sees
+	// at a file's start (direct.go).
+	bom bool
+	// endAnchor: the query holds $ or \z, whose matches a line's
+	// terminator CR can hide from a search of the file's raw bytes.
+	endAnchor bool
+	path      string // the checked binary, set at call time (I-SF-15)
+	pcre2     bool   // rg must have its PCRE2 engine (rg --pcre2-version)
 }
 
 // endThenBegin reports whether a ^ or \A of re can follow one of its $ or
@@ -95,6 +104,7 @@ func newExtQuery(backend, mode, query string, fold bool) (*extQuery, error) {
 	}
 	if literal {
 		q.with("--fixed-strings", query)
+		q.bom = backend == backendUgrep && strings.ContainsRune(query, bomRune)
 		return q, nil
 	}
 	pat := query
@@ -116,6 +126,8 @@ func newExtQuery(backend, mode, query string, fold bool) (*extQuery, error) {
 		return nil, badArgs("query %s puts a start-of-line anchor after an end-of-line anchor; rg's engine does not match such empty-line patterns as RE2 does (I-SF-22): use ^$ for an empty line, or set [tools.search_files] backend = \"native\"",
 			strconvQuote(query))
 	}
+	q.bom = backend == backendUgrep && matchesRune(re, bomRune)
+	q.endAnchor = hasOp(re, syntax.OpEndLine, syntax.OpEndText)
 	fl := flavorRust
 	switch {
 	case backendUgrep == backend:
@@ -124,7 +136,7 @@ func newExtQuery(backend, mode, query string, fold bool) (*extQuery, error) {
 			return nil, badArgs("query %s can match the empty string; ugrep reports empty matches differently from RE2 (I-SF-22): make the pattern consume at least one character, or set [tools.search_files] backend = \"native\" or \"rg\"",
 				strconvQuote(query))
 		}
-		q.args = append(q.args, "--perl-regexp")
+		q.pattern = append(q.pattern, "--perl-regexp")
 	case hasWordBoundary(re):
 		// rg 13's default engine loses \b and \B matches that start where
 		// the previous match ended (I-SF-21): such patterns run on rg's
@@ -137,7 +149,7 @@ func newExtQuery(backend, mode, query string, fold bool) (*extQuery, error) {
 			return nil, badArgs("query %s holds \\b or \\B and can match the empty string; rg cannot search such patterns as RE2 does (I-SF-22): make the pattern consume at least one character, or set [tools.search_files] backend = \"native\"",
 				strconvQuote(query))
 		}
-		q.args = append(q.args, "--pcre2")
+		q.pattern = append(q.pattern, "--pcre2")
 	}
 	var b strings.Builder
 	emit(&b, re, fl)
@@ -150,9 +162,10 @@ func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 // with appends the pattern (after flag, if any) and stdin as the input.
 func (q *extQuery) with(flag, pattern string) {
 	if flag != "" {
-		q.args = append(q.args, flag)
+		q.pattern = append(q.pattern, flag)
 	}
-	q.args = append(q.args, "--regexp="+pattern, "-")
+	q.pattern = append(q.pattern, "--regexp="+pattern)
+	q.args = append(append(q.args, q.pattern...), "-")
 }
 
 // nullable reports whether re can match the empty string somewhere: the
@@ -380,4 +393,35 @@ func class(b *strings.Builder, ranges []rune, fl int) {
 		}
 	}
 	b.WriteString("]")
+}
+
+// bomRune is U+FEFF, the character a UTF-8 byte order mark encodes.
+const bomRune = '\uFEFF'
+
+// matchesRune reports whether some match of re can hold the character r.
+func matchesRune(re *syntax.Regexp, r rune) bool {
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if c == r || (re.Flags&syntax.FoldCase != 0 && slices.Contains(orbit(c), r)) {
+				return true
+			}
+		}
+		return false
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= r && r <= re.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(re.Sub, func(s *syntax.Regexp) bool { return matchesRune(s, r) })
+}
+
+// hasOp reports whether re or one of its parts is one of ops.
+func hasOp(re *syntax.Regexp, ops ...syntax.Op) bool {
+	return slices.Contains(ops, re.Op) || slices.ContainsFunc(re.Sub, func(s *syntax.Regexp) bool { return hasOp(s, ops...) })
 }

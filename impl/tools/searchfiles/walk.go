@@ -43,6 +43,8 @@ type item struct {
 	path    string // its lossy form, as output
 	errMsg  string // itemError
 	res     chan fileResult
+	size    int64 // itemFile: the size the walker's lstat saw, when sized
+	sized   bool
 }
 
 // fileResult is what a worker found in one candidate file.
@@ -63,7 +65,10 @@ type walker struct {
 	order     chan<- *item // every item, in traversal order
 	jobs      chan<- *item // itemFile items, for the workers
 	stop      <-chan struct{}
-	files     int64 // candidates emitted
+	sizes     bool    // lstat regular files as they are listed (direct.go)
+	lister    *lister // reads listings ahead; nil: each when visited
+	dirBuf    []byte  // readDir's buffer for the listings the walker reads itself
+	files     int64   // candidates emitted
 	cancelled error
 }
 
@@ -80,16 +85,20 @@ type dirNode struct {
 // child is one entry of a directory with its type, from the listing or
 // else from lstat (err when that failed).
 type child struct {
+	listing    *listing // a directory's listing, read ahead
 	raw, lossy string
+	key        string      // the sort key: lossy, plus "/" for a directory (I-SF-11)
 	typ        fs.FileMode // type bits only
 	err        error
+	size       int64 // when sized
+	sized      bool
 }
 
 func (c *child) dir() bool { return c.err == nil && c.typ.IsDir() }
 
-// key orders entries so that the traversal visits files in the order of
-// their output paths (I-SF-11): a directory sorts as its name plus "/".
-func (c *child) key() string {
+// sortKey orders entries so that the traversal visits files in the order
+// of their output paths (I-SF-11): a directory sorts as its name plus "/".
+func (c *child) sortKey() string {
 	if c.dir() {
 		return c.lossy + "/"
 	}
@@ -97,7 +106,7 @@ func (c *child) key() string {
 }
 
 func compareChildren(a, b child) int {
-	if c := strings.Compare(a.key(), b.key()); c != 0 {
+	if c := strings.Compare(a.key, b.key); c != 0 {
 		return c
 	}
 	return strings.Compare(a.raw, b.raw)
@@ -109,6 +118,8 @@ type dirent struct {
 	name  string
 	typ   fs.FileMode
 	known bool
+	size  int64 // a regular file's size, when sized
+	sized bool
 }
 
 // dirEntryReader is implemented by *os.File: a listing with the types the
@@ -120,8 +131,17 @@ type dirEntryReader interface {
 // readDir lists dir through afs. When the opened directory can report
 // entry types (an *os.File, also behind fsys.FaultFs) they are used;
 // otherwise (fsys.PermFs, other wrappers) the walker lstats each entry it
-// keeps, so the wrapper's checks and faults apply.
-func readDir(afs afero.Fs, dir string) (ents []dirent, err error) {
+// keeps, so the wrapper's checks and faults apply. With sizes, the
+// regular files of an *os.File listing are lstat'ed relative to it. On
+// the plain OS filesystem readDirOS lists with buf as its buffer (nil: one
+// of its own).
+func readDir(afs afero.Fs, dir string, sizes bool, buf *[]byte) (ents []dirent, err error) {
+	if _, plain := afs.(*afero.OsFs); plain && osFastPath {
+		if buf == nil {
+			buf = new([]byte)
+		}
+		return readDirOS(dir, sizes, buf)
+	}
 	f, err := afs.Open(dir)
 	if err != nil {
 		return nil, err
@@ -139,6 +159,9 @@ func readDir(afs afero.Fs, dir string) (ents []dirent, err error) {
 		ents = make([]dirent, len(list))
 		for i, e := range list {
 			ents[i] = dirent{name: e.Name(), typ: e.Type(), known: true}
+		}
+		if sizes {
+			sizeEntries(f, ents)
 		}
 		return ents, nil
 	}
@@ -203,16 +226,25 @@ func (w *walker) walk(d *dirNode, ents []dirent) bool {
 		if w.deny.denied(d.abs, raw) {
 			continue // I-SF-13: never accessed
 		}
-		c := child{raw: raw, lossy: lossy.String(raw), typ: e.typ}
+		c := child{raw: raw, lossy: lossy.String(raw), typ: e.typ, size: e.size, sized: e.sized}
 		if !e.known {
 			var info fs.FileInfo
 			if info, c.err = fsys.Lstat(w.fs, filepath.Join(d.abs, raw)); c.err == nil {
 				c.typ = info.Mode().Type()
 			}
 		}
+		c.key = c.sortKey()
 		children = append(children, c)
 	}
 	slices.SortFunc(children, compareChildren)
+	if w.lister != nil {
+		for i := range children {
+			c := &children[i]
+			if c.dir() && w.enters(d, c) {
+				c.listing = w.lister.ahead(filepath.Join(d.abs, c.raw))
+			}
+		}
+	}
 	for i := range children {
 		if err := w.ctx.Err(); err != nil {
 			w.cancelled = err
@@ -227,19 +259,25 @@ func (w *walker) walk(d *dirNode, ents []dirent) bool {
 
 // visit handles one entry of d; false means stop.
 func (w *walker) visit(d *dirNode, c *child) bool {
-	rawPath, lpath := joinRel(d.rawPath, c.raw), joinRel(d.path, c.lossy)
+	rawPath, lpath := fsys.JoinRel(d.rawPath, c.raw), fsys.JoinRel(d.path, c.lossy)
 	abs := filepath.Join(d.abs, c.raw)
 	if c.err != nil {
-		return w.emitError(rawPath, errText(c.err))
+		return w.emitError(rawPath, fsys.ErrText(c.err))
 	}
 	switch {
 	case c.typ.IsDir():
-		if d.depth >= w.req.maxDepth || w.ignored(d, c.raw, true) || w.excluded(lpath) {
+		if !w.enters(d, c) {
 			return true
 		}
-		ents, err := readDir(w.fs, abs)
+		var ents []dirent
+		var err error
+		if c.listing != nil {
+			ents, err = w.lister.get(c.listing, &w.dirBuf)
+		} else {
+			ents, err = readDir(w.fs, abs, w.sizes, &w.dirBuf)
+		}
 		if err != nil {
-			return w.emitError(rawPath, errText(err))
+			return w.emitError(rawPath, fsys.ErrText(err))
 		}
 		sub := &dirNode{abs: abs, rawPath: rawPath, path: lpath, depth: d.depth + 1, ignores: d.ignores}
 		if w.req.respectGitignore {
@@ -250,7 +288,7 @@ func (w *walker) visit(d *dirNode, c *child) bool {
 		if !w.selected(d, c.raw, lpath) {
 			return true
 		}
-		return w.candidate(&item{kind: itemFile, abs: abs, rawPath: rawPath, path: lpath})
+		return w.candidate(&item{kind: itemFile, abs: abs, rawPath: rawPath, path: lpath, size: c.size, sized: c.sized})
 	case c.typ&fs.ModeSymlink != 0:
 		if !w.req.followSymlinks || !w.selected(d, c.raw, lpath) {
 			return true
@@ -258,6 +296,12 @@ func (w *walker) visit(d *dirNode, c *child) bool {
 		return w.symlink(rawPath, lpath)
 	}
 	return true // FIFOs, sockets, devices are never opened
+}
+
+// enters reports whether the walker descends into the directory c of d:
+// within max_depth, neither ignored nor excluded.
+func (w *walker) enters(d *dirNode, c *child) bool {
+	return d.depth < w.req.maxDepth && !w.ignored(d, c.raw, true) && !w.excluded(fsys.JoinRel(d.path, c.lossy))
 }
 
 // symlink handles a symlink when follow_symlinks is true (FR-SF-VAL-08,
@@ -275,7 +319,7 @@ func (w *walker) symlink(rawPath, lpath string) bool {
 	}
 	info, err := fsys.Stat(w.fs, target)
 	if err != nil {
-		return w.emitError(rawPath, errText(err))
+		return w.emitError(rawPath, fsys.ErrText(err))
 	}
 	if !info.Mode().IsRegular() {
 		return true // symlinked directories are never traversed
@@ -337,12 +381,12 @@ func (w *walker) dirIgnores(d *dirNode, ents []dirent) ignoreStack {
 	depth := len(d.comps)
 	if hasName(ents, ".git") {
 		stack = nil
-		if f := w.readIgnore(d.abs, ".git/info/exclude", joinRel(d.rawPath, ".git/info/exclude"), depth, true); f != nil {
+		if f := w.readIgnore(d.abs, ".git/info/exclude", fsys.JoinRel(d.rawPath, ".git/info/exclude"), depth, true); f != nil {
 			stack = append(stack, f)
 		}
 	}
 	if hasName(ents, ".gitignore") {
-		if f := w.readIgnore(d.abs, ".gitignore", joinRel(d.rawPath, ".gitignore"), depth, false); f != nil {
+		if f := w.readIgnore(d.abs, ".gitignore", fsys.JoinRel(d.rawPath, ".gitignore"), depth, false); f != nil {
 			stack = append(slices.Clip(stack), f)
 		}
 	}
@@ -364,7 +408,7 @@ func (w *walker) readIgnore(dir, rel, rawPath string, depth int, quietMissing bo
 		return nil
 	case err != nil:
 		if !quietMissing {
-			w.emitError(rawPath, errText(err))
+			w.emitError(rawPath, fsys.ErrText(err))
 		}
 		return nil
 	case !info.Mode().IsRegular():
@@ -372,7 +416,7 @@ func (w *walker) readIgnore(dir, rel, rawPath string, depth int, quietMissing bo
 	}
 	data, err := readSmall(w.fs, abs)
 	if err != nil {
-		w.emitError(rawPath, errText(err))
+		w.emitError(rawPath, fsys.ErrText(err))
 		return nil
 	}
 	return parseIgnore(data, depth)
@@ -448,8 +492,43 @@ func (w *walker) ancestorIgnores(root string, rootEnts []dirent) (ignoreStack, [
 // a denied directory and the root itself passed the sandbox; the others
 // against the whole canonical path.
 type denyMatcher struct {
-	names []string // X of "**/X" and "**/X/**"
+	names []namePattern // X of "**/X" and "**/X/**"
 	full  []string
+}
+
+// namePattern is a glob matched against one name. The shapes the default
+// denied patterns have ("id_rsa*", "*.pem", ".ssh") are matched without
+// the glob engine; any other is matched by doublestar.
+type namePattern struct {
+	glob           string
+	prefix, suffix string // glob is prefix + "*" + suffix, or a literal (star false)
+	simple, star   bool
+}
+
+func newNamePattern(glob string) namePattern {
+	p := namePattern{glob: glob}
+	const meta = `*?[]{}\`
+	if i := strings.IndexByte(glob, '*'); i >= 0 {
+		if pre, suf := glob[:i], glob[i+1:]; !strings.ContainsAny(pre, meta) && !strings.ContainsAny(suf, meta) {
+			p.prefix, p.suffix, p.simple, p.star = pre, suf, true, true
+		}
+	} else if !strings.ContainsAny(glob, meta) {
+		p.prefix, p.simple = glob, true
+	}
+	return p
+}
+
+// match reports whether the name matches, as doublestar.Match(glob, name)
+// does for a name holding no "/".
+func (p *namePattern) match(name string) bool {
+	switch {
+	case !p.simple:
+		ok, _ := doublestar.Match(p.glob, name)
+		return ok
+	case !p.star:
+		return name == p.prefix
+	}
+	return len(name) >= len(p.prefix)+len(p.suffix) && strings.HasPrefix(name, p.prefix) && strings.HasSuffix(name, p.suffix)
 }
 
 // newDenyMatcher builds the matcher from the [tools.sandbox] table the
@@ -460,7 +539,7 @@ func newDenyMatcher(patterns []string) *denyMatcher {
 		x, ok := strings.CutPrefix(p, "**/")
 		x = strings.TrimSuffix(x, "/**")
 		if ok && x != "" && !strings.ContainsAny(x, "/{}") && x != "**" {
-			d.names = append(d.names, x)
+			d.names = append(d.names, newNamePattern(x))
 		} else {
 			d.full = append(d.full, p)
 		}
@@ -470,8 +549,8 @@ func newDenyMatcher(patterns []string) *denyMatcher {
 
 // denied reports whether the entry name of the directory dir is denied.
 func (d *denyMatcher) denied(dir, name string) bool {
-	for _, p := range d.names {
-		if ok, _ := doublestar.Match(p, name); ok {
+	for i := range d.names {
+		if d.names[i].match(name) {
 			return true
 		}
 	}
@@ -483,8 +562,8 @@ func (d *denyMatcher) denied(dir, name string) bool {
 
 // deniedAbs reports whether the absolute path abs is denied.
 func (d *denyMatcher) deniedAbs(abs string) bool {
-	for _, p := range d.names {
-		if ok, _ := doublestar.Match(p, filepath.Base(abs)); ok {
+	for i := range d.names {
+		if d.names[i].match(filepath.Base(abs)) {
 			return true
 		}
 	}
@@ -513,28 +592,6 @@ func deniedPatterns(c config.Config) ([]string, error) {
 		pats = append(pats, sandbox.DefaultDenies()...)
 	}
 	return pats, nil
-}
-
-// errText is the short, non-localized message of err: the errno text
-// without the path, which would make the output depend on where the tree
-// lives.
-func errText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // joinRequested is the path of an entry as the sandbox must see it: the

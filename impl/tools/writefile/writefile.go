@@ -53,9 +53,7 @@ const (
 var schema []byte
 
 // Tool is the write_file executor.
-type Tool struct {
-	Defects Defects
-}
+type Tool struct{}
 
 var _ tool.Tool = Tool{}
 
@@ -99,7 +97,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 // Execute creates the file and returns
 // {"status":"created","path":"<path as requested>","bytes_written":N}
 // (I-WR-01). Failures are *toolerr.Error values.
-func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err
@@ -111,7 +109,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err != nil {
 		return "", err
 	}
-	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon, defects: t.Defects}
+	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon}
 	if err := w.create(a.Content); err != nil {
 		w.cleanup()
 		return "", err
@@ -136,25 +134,18 @@ type writer struct {
 
 	temp    string   // the temp file while it exists
 	created []string // directories created, outermost first
-
-	defects Defects
 }
 
 // create performs the steps of I-WR-02 and I-WR-03.
 func (w *writer) create(content string) error {
-	fi, err := fsys.Lstat(w.fs, w.canon)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 && w.defects.FollowSymlink {
-		fi, err = w.followLink()
-	}
+	_, err := fsys.Lstat(w.fs, w.canon)
 	switch {
-	case err == nil && fi.Mode().IsRegular() && w.defects.Overwrite:
-		// Deliberate bug: go on and replace the file.
 	case err == nil:
 		return w.exists()
 	case errors.Is(err, syscall.ENOTDIR):
 		return toolerr.Failed(Name, "cannot create %s: a parent in the path is a file, not a directory; choose another path", w.path)
 	case !errors.Is(err, fs.ErrNotExist):
-		return toolerr.Failed(Name, "cannot access %s: %s", w.path, errText(err))
+		return toolerr.Failed(Name, "cannot access %s: %s", w.path, fsys.ErrText(err))
 	}
 	dir := filepath.Dir(w.canon)
 	if err := w.makeParents(dir); err != nil {
@@ -171,15 +162,11 @@ func (w *writer) create(content string) error {
 	if err := w.checkCtx(); err != nil {
 		return err
 	}
-	link := fsys.LinkNoReplace
-	if w.defects.Overwrite {
-		link = renameOver
-	}
-	if err := link(w.fs, w.temp, w.canon); err != nil {
+	if err := fsys.LinkNoReplace(w.fs, w.temp, w.canon); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return w.exists()
 		}
-		return toolerr.Failed(Name, "cannot create %s: %s", w.path, errText(err))
+		return toolerr.Failed(Name, "cannot create %s: %s", w.path, fsys.ErrText(err))
 	}
 	// The file is in place. A temp name that cannot be removed is a second
 	// link to the same content; the call still succeeded.
@@ -207,7 +194,7 @@ func (w *writer) makeParents(dir string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) || p == filepath.Dir(p) {
-			return toolerr.Failed(Name, "cannot create the parent directories of %s: %s", w.path, errText(err))
+			return toolerr.Failed(Name, "cannot create the parent directories of %s: %s", w.path, fsys.ErrText(err))
 		}
 		missing = append(missing, p)
 	}
@@ -224,7 +211,7 @@ func (w *writer) makeParents(dir string) error {
 			if fi, lerr := fsys.Lstat(w.fs, p); lerr == nil && fi.IsDir() {
 				continue
 			}
-			return toolerr.Failed(Name, "cannot create directory %s for %s: %s", p, w.path, errText(err))
+			return toolerr.Failed(Name, "cannot create directory %s for %s: %s", p, w.path, fsys.ErrText(err))
 		}
 		w.created = append(w.created, p)
 	}
@@ -259,7 +246,7 @@ func (w *writer) writeTemp(dir, content string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrExist) || attempt == 4 {
-			return toolerr.Failed(Name, "cannot create %s: %s", w.path, errText(err))
+			return toolerr.Failed(Name, "cannot create %s: %s", w.path, fsys.ErrText(err))
 		}
 	}
 	_, err := f.WriteString(content)
@@ -270,7 +257,7 @@ func (w *writer) writeTemp(dir, content string) error {
 		err = cerr
 	}
 	if err != nil {
-		return toolerr.Failed(Name, "cannot write %s: %s", w.path, errText(err))
+		return toolerr.Failed(Name, "cannot write %s: %s", w.path, fsys.ErrText(err))
 	}
 	return nil
 }
@@ -308,22 +295,4 @@ func syncDir(afs afero.Fs, dir string) {
 	}
 	_ = d.Sync()
 	_ = d.Close()
-}
-
-// errText is the short, stable text of a filesystem error: the errno's
-// message when there is one.
-func errText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err.Error()
-	}
-	return err.Error()
 }

@@ -8,7 +8,8 @@
 //	flood                   answer the first request with endless bytes and no newline
 //	wrong-seq               answer with seq+1
 //	slow DURATION           sleep before each answer
-//	spawn-grandchild-and-hang  start a child in the same process group, name its pid in hello, then hang
+//	spawn-grandchild-and-hang [setsid]  start a child in the same process group (or, with setsid,
+//	                        in a session of its own), name its pid in hello, then hang
 //	exit-nonzero-after-eof  answer correctly, exit 2 at EOF
 //	invalid-utf8            answer with a line holding the byte 0xff
 //	schema-invalid          answer call with ok:true and no content
@@ -32,6 +33,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -76,6 +78,9 @@ func main() {
 	if mode == "spawn-grandchild-and-hang" {
 		c := exec.Command(os.Args[0], "sleep-forever")
 		c.Stderr = os.Stderr // holds the stderr pipe open too
+		if arg == "setsid" {
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		if err := c.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

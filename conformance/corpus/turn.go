@@ -1,0 +1,216 @@
+package corpus
+
+import (
+	"encoding/json"
+
+	"github.com/forge-conform/forge-conform/spec/fcp"
+)
+
+// OpTurn is the op of a turn case (spec/PROTOCOL.md §9).
+const OpTurn = "turn"
+
+// TurnSpec is what a turn case plays: the user's message, the scripted
+// model, and the user's behaviour while the turn runs.
+type TurnSpec struct {
+	// User is the user message that starts the turn.
+	User string `json:"user"`
+	// Model is the scripted model: an array of fcp.ModelResponse ("$ROOT"
+	// and "$OUTSIDE" expand in strings).
+	Model json.RawMessage `json:"model"`
+	// Decide answers the turn's confirmations in order: the n-th
+	// confirmation gets Decide[n] (the last one repeats; none means
+	// approve_all).
+	Decide []Decision `json:"decide,omitempty"`
+	// Cancel sends cancel on the first event it matches.
+	Cancel *EventMatch `json:"cancel,omitempty"`
+	// ToolResults are the user's manual results for pending calls
+	// (parse-only mode), by call id; a pending call without one gets an
+	// empty success.
+	ToolResults map[string]ManualResult `json:"tool_results,omitempty"`
+	// SlowReader makes the runner pause on every output chunk, so that an
+	// implementation's event channel fills up (FR-OUT-01's backpressure).
+	SlowReader bool `json:"slow_reader,omitempty"`
+	// PidsFile is a file of the fixture (relative to the root) into which
+	// the case's commands write their pids, one per line (grandchildren
+	// included): after the turn none of them may be alive (FR-EXE-05).
+	PidsFile string `json:"pids_file,omitempty"`
+	// Screens are the moments at which the runner asks for the screen
+	// (spec/PROTOCOL.md §11), in any order; a case with screens needs the
+	// screen op.
+	Screens []ScreenMoment `json:"screens,omitempty"`
+
+	// Durability (spec/PROTOCOL.md §10). A case with Recover steps is a
+	// durability case: the turn and every step get ctx.journal_dir (one
+	// empty directory per case), and each step runs in a fresh process.
+	// Crash asks the turn to kill itself at a crash point; Kill has the
+	// runner kill the implementation's process tree at the first event it
+	// matches. A turn with either ends with no final response.
+	Crash *fcp.CrashPoint `json:"crash,omitempty"`
+	Kill  *EventMatch     `json:"kill,omitempty"`
+	// Recover are the recover requests that follow the turn, in order,
+	// each in a fresh process. Every step but the last crashes (Crash or
+	// Kill); the last one ends with the final response that Expect.Turn
+	// checks.
+	Recover []RecoverStep `json:"recover,omitempty"`
+}
+
+// RecoverStep is one recover request after a crash (PROTOCOL.md §10.3).
+type RecoverStep struct {
+	// Model is the script of the resumed turn ("$ROOT" expands).
+	Model json.RawMessage `json:"model"`
+	// Decision answers the recovery prompt: resume or discard.
+	Decision string `json:"decision,omitempty"`
+	// Crash and Kill crash this step as in TurnSpec.
+	Crash *fcp.CrashPoint `json:"crash,omitempty"`
+	Kill  *EventMatch     `json:"kill,omitempty"`
+	// Again recovers a copy of the same journal a second time, in another
+	// fresh process, and requires the same recovered event and final
+	// history (the recovery is a function of the journal). Only for a
+	// step whose model runs no tool.
+	Again bool `json:"again,omitempty"`
+	// Expect is the expected recovered event.
+	Expect *RecoveredExpect `json:"expect,omitempty"`
+}
+
+// RecoveredExpect is the expected recovered event of a step.
+type RecoveredExpect struct {
+	// NoBatch: nothing to recover (no batch, no prompt).
+	NoBatch bool `json:"no_batch,omitempty"`
+	// Batch is matched partially against the recovered batch (arrays by
+	// length and element, objects by the keys listed).
+	Batch json.RawMessage `json:"batch,omitempty"`
+	// Prompt is whether the user must be asked; absent accepts both
+	// (I-JRN-04).
+	Prompt *bool `json:"prompt,omitempty"`
+}
+
+// Decision is one answer to a confirmation: approve_all, deny_all, or
+// approve_selected with IDs.
+type Decision struct {
+	Decision string   `json:"decision"`
+	IDs      []string `json:"ids,omitempty"`
+}
+
+// ManualResult is a user's result for a pending call.
+type ManualResult struct {
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// EventMatch matches a turn event: every field it sets must be equal
+// (Contains: the chunk contains the text).
+type EventMatch struct {
+	Event    string `json:"event"`
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Contains string `json:"contains,omitempty"`
+	// MessageType matches a message event's message type.
+	MessageType string `json:"message_type,omitempty"`
+}
+
+// TurnExpect is the hand-written expectation over a turn. Every field is
+// optional; what a field does not state is not checked. Whatever the case
+// states, the runner always checks the turn's invariants (one result per
+// call, Started before a call's chunks and Completed after them, nothing
+// started while a confirmation is unanswered, no escape sequence in a chunk
+// or result).
+type TurnExpect struct {
+	// End lists the end states the SRD allows (any of).
+	End []string `json:"end,omitempty"`
+	// Order lists events that must occur in this order (others may come
+	// between them).
+	Order []EventMatch `json:"order,omitempty"`
+	// Absent lists events that must not occur.
+	Absent []EventMatch `json:"absent,omitempty"`
+	// Executed lists exactly the call ids that start executing (a started
+	// event); nil does not check.
+	Executed *[]string `json:"executed,omitempty"`
+	// Results are the expected results by call id, read from the history.
+	Results map[string]ResultExpect `json:"results,omitempty"`
+	// Streams are the expected chunks of a call, concatenated per stream
+	// (chunk boundaries are never compared, I-EXE-20).
+	Streams map[string]StreamExpect `json:"streams,omitempty"`
+	// Confirmations are the expected confirmation events, in order; each
+	// maps exactly the requested call ids to what their request says.
+	Confirmations []map[string]ConfirmExpect `json:"confirmations,omitempty"`
+	// Pending is the expected ids of the pending event, in order.
+	Pending []string `json:"pending,omitempty"`
+	// Tools is the names of the tools every model_request advertises, in
+	// the order given.
+	Tools *[]string `json:"tools,omitempty"`
+	// ToolsInclude and ToolsExclude are names every model_request must
+	// and must not advertise.
+	ToolsInclude []string `json:"tools_include,omitempty"`
+	ToolsExclude []string `json:"tools_exclude,omitempty"`
+	// Requests are the expected model_request events, in order: the ids
+	// of the tool results each sends (its messages), in order.
+	Requests []RequestExpect `json:"requests,omitempty"`
+	// History is matched partially against the final history (arrays by
+	// length and element, objects by the keys listed).
+	History json.RawMessage `json:"history,omitempty"`
+	// Counts are side-effect counters: the number of lines each fixture
+	// file (relative to the root; absent counts 0) holds after the case,
+	// every crash and recovery included. A command that appends a line
+	// per run proves that it ran exactly as often as stated.
+	Counts map[string]int `json:"counts,omitempty"`
+	// CrashCounts are the side-effect counters right after the turn's
+	// crash (before any recovery): what ran before the crash point.
+	CrashCounts map[string]int `json:"crash_counts,omitempty"`
+	// TurnOrder, in a durability case, lists events of the first phase
+	// (the turn that crashes) that must occur in this order.
+	TurnOrder []EventMatch `json:"turn_order,omitempty"`
+}
+
+// ResultExpect is the expected tool_result of one call. Text fields are
+// compared on the content as persisted; a carriage return the expectation
+// does not contain is ignored in it (I-EXE-12).
+type ResultExpect struct {
+	IsError     *bool    `json:"is_error,omitempty"`
+	Content     *string  `json:"content,omitempty"`
+	AnyOf       []string `json:"any_of,omitempty"`
+	Prefix      string   `json:"prefix,omitempty"`
+	Contains    []string `json:"contains,omitempty"`
+	NotContains []string `json:"not_contains,omitempty"`
+	// MaxBytes bounds the content's byte length.
+	MaxBytes *int `json:"max_bytes,omitempty"`
+	// ErrorKind is checked when the implementation names the ToolError
+	// (I-EXE-06); its absence is accepted.
+	ErrorKind string `json:"error_kind,omitempty"`
+	// AnyCount accepts any number of results for the id (I-EXE-19),
+	// each matching; otherwise there is exactly one.
+	AnyCount bool `json:"any_count,omitempty"`
+	// Absent: the id has no result at all.
+	Absent bool `json:"absent,omitempty"`
+}
+
+// StreamExpect is the concatenated output of one call per stream.
+type StreamExpect struct {
+	Stdout *TextExpect `json:"stdout,omitempty"`
+	Stderr *TextExpect `json:"stderr,omitempty"`
+}
+
+// TextExpect checks a text.
+type TextExpect struct {
+	Equals      *string  `json:"equals,omitempty"`
+	Contains    []string `json:"contains,omitempty"`
+	NotContains []string `json:"not_contains,omitempty"`
+	// Bytes is the exact byte length.
+	Bytes *int `json:"bytes,omitempty"`
+}
+
+// ConfirmExpect is one expected confirmation request.
+type ConfirmExpect struct {
+	Name      string `json:"name,omitempty"`
+	RiskLevel string `json:"risk_level,omitempty"`
+	// Summary checks the summary text; SummaryMaxChars bounds its length
+	// in Unicode scalar values.
+	Summary         *TextExpect `json:"summary,omitempty"`
+	SummaryMaxChars *int        `json:"summary_max_chars,omitempty"`
+}
+
+// RequestExpect is one expected model_request.
+type RequestExpect struct {
+	// ResultIDs are the ids of the tool results the request sends, in
+	// order.
+	ResultIDs []string `json:"result_ids"`
+}

@@ -1,0 +1,305 @@
+//go:build linux
+
+// Package fusefault serves a directory through FUSE with faults injected,
+// so that any implementation under test, in any language, meets the errors
+// a fixture declares (fixture.Fault): a file whose lstat fails with EIO, a
+// directory whose listing fails, a rename that fails with EIO or ENOSPC in
+// the middle of an apply_patch. The runner mounts a materialized fixture
+// with Mount and hands the implementation paths inside the mount point.
+//
+// Everything the faults do not name is passed through to the directory
+// (go-fuse's loopback node): contents, modes, owners, mtimes, symlinks,
+// renames. Caches are off (zero entry and attribute timeouts), so every
+// lookup reaches the filesystem and a fault is met every time. When the
+// runner is root the mount allows other users and lets the kernel check
+// permissions against the real modes and owners (allow_other,
+// default_permissions), and files created through it belong to the caller,
+// so an implementation run as nobody sees what it would see on disk.
+//
+// How the fixture operations map to FUSE requests (a path is relative to
+// the mounted directory):
+//
+//	lstat, stat  LOOKUP of the path and GETATTR of its node fail (both:
+//	             through FUSE the two differ only on a symlink's target)
+//	readdir      OPENDIR succeeds, READDIR fails (getdents returns the error)
+//	open         OPEN, OPENDIR and CREATE of the path fail
+//	openwrite    OPEN and CREATE fail when the flags write, create, truncate
+//	             or append
+//	readlink     READLINK fails
+//	rename       RENAME fails when either name is the path
+//	link         LINK fails when either name is the path
+package fusefault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// The operations a Fault can name (fixture.Fault's Op).
+const (
+	OpLstat     = "lstat"
+	OpStat      = "stat"
+	OpReaddir   = "readdir"
+	OpOpen      = "open"
+	OpOpenWrite = "openwrite"
+	OpReadlink  = "readlink"
+	OpRename    = "rename"
+	OpLink      = "link"
+)
+
+// Fault makes one operation on one path fail with Errno.
+type Fault struct {
+	Op    string        // one of the Op constants
+	Path  string        // slash-separated, relative to the mounted directory; "." is the directory itself
+	Errno syscall.Errno // non-zero
+}
+
+// Mount is a directory served through FUSE.
+type Mount struct {
+	// Dir is the mount point: the paths to hand the implementation.
+	Dir    string
+	server *fuse.Server
+}
+
+// Usable reports why FUSE cannot be used here, or nil: /dev/fuse must open
+// for reading and writing (mounting needs root, or fusermount3 for other
+// users).
+func Usable() error {
+	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open /dev/fuse: %w (load the module with `modprobe fuse`, or install fuse3)", err)
+	}
+	return f.Close()
+}
+
+// Probe mounts an empty directory made under tmp and reads it back, then
+// unmounts it: nil means New works here.
+func Probe(tmp string) error {
+	if err := Usable(); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(tmp, ".fuse-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	src, mnt := filepath.Join(dir, "src"), filepath.Join(dir, "mnt")
+	if err := errors.Join(os.Mkdir(src, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
+		return err
+	}
+	m, err := New(src, mnt, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := os.ReadDir(mnt); err != nil {
+		_ = m.Unmount()
+		return fmt.Errorf("reading the probe mount: %w", err)
+	}
+	return m.Unmount()
+}
+
+// New mounts src at the existing empty directory mnt with faults injected.
+// Unmount it when done.
+func New(src, mnt string, faults []Fault) (*Mount, error) {
+	set := map[key]syscall.Errno{}
+	for _, f := range faults {
+		if f.Errno == 0 {
+			return nil, fmt.Errorf("fusefault: fault %s %q has no errno", f.Op, f.Path)
+		}
+		switch f.Op {
+		case OpLstat, OpStat, OpReaddir, OpOpen, OpOpenWrite, OpReadlink, OpRename, OpLink:
+		default:
+			return nil, fmt.Errorf("fusefault: fault op %q is unknown", f.Op)
+		}
+		k := key{f.Op, path.Clean(f.Path)}
+		if _, dup := set[k]; !dup {
+			set[k] = f.Errno
+		}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(src, &st); err != nil {
+		return nil, fmt.Errorf("fusefault: %w", err)
+	}
+	rootData := &fs.LoopbackRoot{Path: src, Dev: uint64(st.Dev)}
+	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: rootData}, faults: set}
+	rootData.RootNode = root
+
+	zero := time.Duration(0)
+	opts := &fs.Options{
+		EntryTimeout:    &zero,
+		AttrTimeout:     &zero,
+		NegativeTimeout: &zero,
+		MountOptions: fuse.MountOptions{
+			FsName:      "forge-conform",
+			Name:        "fusefault",
+			DirectMount: true,
+		},
+	}
+	if os.Geteuid() == 0 {
+		opts.MountOptions.AllowOther = true
+		opts.MountOptions.Options = []string{"default_permissions"}
+	}
+	server, err := fs.Mount(mnt, root, opts)
+	if err != nil {
+		return nil, fmt.Errorf("fusefault: mounting %s at %s: %w", src, mnt, err)
+	}
+	return &Mount{Dir: mnt, server: server}, nil
+}
+
+// Unmount unmounts the directory; when it is still busy (a process holds a
+// file open in it), it is detached lazily and goes away with the last user.
+func (m *Mount) Unmount() error {
+	if m == nil || m.server == nil {
+		return nil
+	}
+	err := m.server.Unmount()
+	if err != nil {
+		if derr := unix.Unmount(m.Dir, unix.MNT_DETACH); derr != nil {
+			return fmt.Errorf("fusefault: unmounting %s: %w", m.Dir, errors.Join(err, derr))
+		}
+	}
+	m.server = nil
+	return nil
+}
+
+type key struct{ op, path string }
+
+// node is a loopback node that fails the operations its faults name.
+type node struct {
+	*fs.LoopbackNode
+	faults map[key]syscall.Errno
+}
+
+var (
+	_ fs.NodeWrapChilder    = (*node)(nil)
+	_ fs.NodeLookuper       = (*node)(nil)
+	_ fs.NodeGetattrer      = (*node)(nil)
+	_ fs.NodeOpendirHandler = (*node)(nil)
+	_ fs.NodeOpener         = (*node)(nil)
+	_ fs.NodeCreater        = (*node)(nil)
+	_ fs.NodeReadlinker     = (*node)(nil)
+	_ fs.NodeRenamer        = (*node)(nil)
+	_ fs.NodeLinker         = (*node)(nil)
+)
+
+// WrapChild makes every node of the tree a fault node.
+func (n *node) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	if lb, ok := ops.(*fs.LoopbackNode); ok {
+		return &node{LoopbackNode: lb, faults: n.faults}
+	}
+	return ops
+}
+
+// rel is the node's path relative to the mount: "." for the root.
+func rel(in fs.InodeEmbedder) string {
+	p := in.EmbeddedInode().Path(nil)
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func (n *node) child(name string) string { return path.Join(rel(n), name) }
+
+// fault returns the errno injected for the first of ops on p, or 0.
+func (n *node) fault(p string, ops ...string) syscall.Errno {
+	for _, op := range ops {
+		if e, ok := n.faults[key{op, p}]; ok {
+			return e
+		}
+	}
+	return 0
+}
+
+// writes reports whether open flags write, create, truncate or append.
+func writes(flags uint32) bool {
+	return flags&syscall.O_ACCMODE != syscall.O_RDONLY ||
+		flags&(syscall.O_CREAT|syscall.O_TRUNC|syscall.O_APPEND) != 0
+}
+
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if e := n.fault(n.child(name), OpLstat, OpStat); e != 0 {
+		return nil, e
+	}
+	return n.LoopbackNode.Lookup(ctx, name, out)
+}
+
+func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if e := n.fault(rel(n), OpLstat, OpStat); e != 0 {
+		return e
+	}
+	return n.LoopbackNode.Getattr(ctx, f, out)
+}
+
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	p := rel(n)
+	if e := n.fault(p, OpOpen); e != 0 {
+		return nil, 0, e
+	}
+	if e := n.fault(p, OpReaddir); e != 0 {
+		return failingDir{e}, 0, 0
+	}
+	return n.LoopbackNode.OpendirHandle(ctx, flags)
+}
+
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	p := rel(n)
+	if e := n.fault(p, OpOpen); e != 0 {
+		return nil, 0, e
+	}
+	if writes(flags) {
+		if e := n.fault(p, OpOpenWrite); e != 0 {
+			return nil, 0, e
+		}
+	}
+	return n.LoopbackNode.Open(ctx, flags)
+}
+
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if e := n.fault(n.child(name), OpOpen, OpOpenWrite); e != 0 {
+		return nil, nil, 0, e
+	}
+	return n.LoopbackNode.Create(ctx, name, flags, mode, out)
+}
+
+func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	if e := n.fault(rel(n), OpReadlink); e != 0 {
+		return nil, e
+	}
+	return n.LoopbackNode.Readlink(ctx)
+}
+
+func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	for _, p := range []string{n.child(name), path.Join(rel(newParent), newName)} {
+		if e := n.fault(p, OpRename); e != 0 {
+			return e
+		}
+	}
+	return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+}
+
+func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	for _, p := range []string{rel(target), n.child(name)} {
+		if e := n.fault(p, OpLink); e != 0 {
+			return nil, e
+		}
+	}
+	return n.LoopbackNode.Link(ctx, target, name, out)
+}
+
+// failingDir is an opened directory whose listing fails.
+type failingDir struct{ errno syscall.Errno }
+
+var _ fs.FileReaddirenter = failingDir{}
+
+func (d failingDir) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) { return nil, d.errno }

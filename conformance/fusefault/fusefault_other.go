@@ -1,0 +1,35 @@
+//go:build !linux
+
+// Package fusefault serves a directory through FUSE with faults injected;
+// on this system it is not available (Usable says so), and the runner skips
+// fault cases for external implementations.
+package fusefault
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Fault makes one operation on one path fail with Errno.
+type Fault struct {
+	Op    string
+	Path  string
+	Errno syscall.Errno
+}
+
+// Mount is a directory served through FUSE.
+type Mount struct{ Dir string }
+
+var errUnsupported = errors.New("fault injection through FUSE is implemented for Linux only")
+
+// Usable reports that FUSE cannot be used here.
+func Usable() error { return errUnsupported }
+
+// Probe fails: FUSE is not supported here.
+func Probe(tmp string) error { return errUnsupported }
+
+// New fails: FUSE is not supported here.
+func New(src, mnt string, faults []Fault) (*Mount, error) { return nil, errUnsupported }
+
+// Unmount does nothing.
+func (m *Mount) Unmount() error { return nil }

@@ -1,0 +1,142 @@
+//go:build linux
+
+package fusefault
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// mount serves a fresh directory with a few entries through FUSE with
+// faults, or skips when FUSE cannot be used here.
+func mount(t *testing.T, faults []Fault) (src, mnt string) {
+	t.Helper()
+	if err := Usable(); err != nil {
+		t.Skip(err)
+	}
+	src, mnt = t.TempDir(), t.TempDir()
+	for name, content := range map[string]string{"a.txt": "one\n", "b.txt": "two\n", "d/x": "x\n", "e/y": "y\n"} {
+		p := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a.txt", filepath.Join(src, "ln")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(src, mnt, faults)
+	if err != nil {
+		t.Skipf("FUSE is not usable here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := m.Unmount(); err != nil {
+			t.Error(err)
+		}
+	})
+	return src, mnt
+}
+
+func TestFaults(t *testing.T) {
+	src, mnt := mount(t, []Fault{
+		{Op: OpLstat, Path: "a.txt", Errno: syscall.EIO},
+		{Op: OpReaddir, Path: "d", Errno: syscall.EIO},
+		{Op: OpRename, Path: "b.txt", Errno: syscall.ENOSPC},
+		{Op: OpOpenWrite, Path: "e/y", Errno: syscall.EACCES},
+		{Op: OpOpen, Path: "e", Errno: syscall.ENOENT},
+		{Op: OpReadlink, Path: "ln", Errno: syscall.ELOOP},
+		{Op: OpLink, Path: "d/x", Errno: syscall.EMLINK},
+	})
+	at := func(p string) string { return filepath.Join(mnt, p) }
+	tests := []struct {
+		name string
+		op   func() error
+		want error // nil: succeeds
+	}{
+		{"lstat fault", func() error { _, err := os.Lstat(at("a.txt")); return err }, syscall.EIO},
+		{"open behind lstat fault", func() error { _, err := os.ReadFile(at("a.txt")); return err }, syscall.EIO},
+		{"readdir fault", func() error { _, err := os.ReadDir(at("d")); return err }, syscall.EIO},
+		{"file in faulty dir", func() error { _, err := os.ReadFile(at("d/x")); return err }, nil},
+		{"rename onto fault", func() error {
+			if err := os.WriteFile(at("tmp"), []byte("new\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(at("tmp"), at("b.txt"))
+		}, syscall.ENOSPC},
+		{"read ok under write fault", func() error { _, err := os.ReadFile(at("e/y")); return err }, nil},
+		{"write fault", func() error { return os.WriteFile(at("e/y"), []byte("z"), 0o644) }, syscall.EACCES},
+		{"open dir fault", func() error { _, err := os.ReadDir(at("e")); return err }, syscall.ENOENT},
+		{"readlink fault", func() error { _, err := os.Readlink(at("ln")); return err }, syscall.ELOOP},
+		{"link fault", func() error { return os.Link(at("d/x"), at("x2")) }, syscall.EMLINK},
+		{"plain rename", func() error { return os.Rename(at("tmp"), at("c.txt")) }, nil},
+		{"listing", func() error {
+			es, err := os.ReadDir(mnt)
+			if err == nil && len(es) != 6 {
+				return errors.New("want 6 entries (a.txt b.txt c.txt d e ln)")
+			}
+			return err
+		}, nil},
+	}
+	for _, tt := range tests {
+		err := tt.op()
+		if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
+			t.Errorf("%s: got %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	// The rename failed as a whole: b.txt is unchanged on disk.
+	if b, err := os.ReadFile(filepath.Join(src, "b.txt")); err != nil || string(b) != "two\n" {
+		t.Errorf("b.txt on disk: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(src, "c.txt")); err != nil || string(b) != "new\n" {
+		t.Errorf("c.txt on disk: %q, %v", b, err)
+	}
+}
+
+// TestOwnerAndPermissions: as root, the mount lets another user in, checks
+// permissions as the disk would, and a file that user creates is theirs.
+func TestOwnerAndPermissions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (to run as nobody)")
+	}
+	src, mnt := mount(t, nil)
+	if err := os.Chmod(src, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(mnt), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(src, "a.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `cat ` + mnt + `/b.txt >/dev/null || exit 10
+cat ` + mnt + `/a.txt 2>/dev/null && exit 11
+echo hi > ` + mnt + `/mine || exit 12
+exit 0`
+	cmd := execAsNobody(script)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(src, "mine"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Uid != 65534 {
+		t.Errorf("a file nobody created belongs to uid %d", st.Uid)
+	}
+}
+
+// execAsNobody runs a shell script as uid and gid 65534.
+func execAsNobody(script string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	return cmd
+}

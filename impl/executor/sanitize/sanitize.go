@@ -1,0 +1,191 @@
+// Package sanitize removes terminal control from tool output (FR-OUT-02,
+// C-05, NFR-SEC-05): escape sequences (CSI, OSC, DCS, SOS, PM, APC and the
+// two-character ones), C0 controls other than newline and tab, carriage
+// return, DEL and C1 controls, keeping every printable character in order.
+//
+// A Stream sanitizes a sequence of chunks with state carried between them,
+// so an escape sequence split across two chunks is still removed whole.
+// String sanitizes one complete string.
+package sanitize
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+type state uint8
+
+const (
+	text   state = iota
+	esc          // after ESC
+	escInt       // ESC followed by intermediate bytes (0x20-0x2F)
+	csi          // in a control sequence, until a final byte 0x40-0x7E
+	str          // in an OSC/DCS/SOS/PM/APC string, until BEL (OSC) or ST
+	strEsc       // in a string, after ESC (ST is ESC \)
+)
+
+// Stream sanitizes chunks of one output stream. The zero value is ready.
+type Stream struct {
+	st      state
+	pending []byte // an incomplete UTF-8 sequence from the previous chunk
+}
+
+// Write returns the sanitized text of chunk. Text that cannot be decided
+// yet (an incomplete UTF-8 character at the end) is held for the next call.
+func (s *Stream) Write(chunk string) string {
+	if s.st == text && len(s.pending) == 0 && clean(chunk) {
+		return chunk // the common case: nothing to remove, nothing held
+	}
+	var b strings.Builder
+	b.Grow(len(chunk))
+	data := chunk
+	if len(s.pending) > 0 {
+		data = string(s.pending) + chunk
+		s.pending = s.pending[:0]
+	}
+	for i := 0; i < len(data); {
+		if s.st == text { // a run of plain ASCII is copied whole
+			j := i
+			for j < len(data) && plainASCII(data[j]) {
+				j++
+			}
+			if j > i {
+				b.WriteString(data[i:j])
+				i = j
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(data[i:])
+		if r == utf8.RuneError && size <= 1 && !utf8.FullRuneInString(data[i:]) {
+			s.pending = append(s.pending, data[i:]...)
+			break
+		}
+		s.step(&b, r, size == 1 && r == utf8.RuneError, data[i:i+size])
+		i += size
+	}
+	return b.String()
+}
+
+// Flush returns what the stream still holds at its end: an incomplete UTF-8
+// sequence becomes U+FFFD, as lossy decoding does; an unterminated escape
+// sequence is dropped.
+func (s *Stream) Flush() string {
+	if len(s.pending) == 0 {
+		return ""
+	}
+	s.pending = s.pending[:0]
+	if s.st != text {
+		return ""
+	}
+	return string(utf8.RuneError)
+}
+
+func (s *Stream) step(b *strings.Builder, r rune, invalid bool, raw string) {
+	switch s.st {
+	case esc:
+		switch {
+		case r == '[':
+			s.st = csi
+		case r == ']' || r == 'P' || r == 'X' || r == '^' || r == '_':
+			s.st = str
+		case r >= 0x20 && r <= 0x2f:
+			s.st = escInt
+		case r == 0x1b:
+			s.st = esc
+		default: // a two-character sequence (ESC 7, ESC c, ...) ends here
+			s.st = text
+		}
+		return
+	case escInt:
+		if r >= 0x20 && r <= 0x2f {
+			return
+		}
+		s.st = text
+		return
+	case csi:
+		if r >= 0x40 && r <= 0x7e {
+			s.st = text
+		} else if r == 0x1b {
+			s.st = esc
+		} else if r < 0x20 || r > 0x7e {
+			// not part of a CSI: the sequence is malformed; end it and
+			// treat the character as text
+			s.st = text
+			s.text(b, r, invalid, raw)
+		}
+		return
+	case str:
+		switch r {
+		case 0x07, 0x9c:
+			s.st = text
+		case 0x1b:
+			s.st = strEsc
+		}
+		return
+	case strEsc:
+		if r == '\\' {
+			s.st = text
+		} else if r != 0x1b {
+			s.st = str
+		}
+		return
+	}
+	s.text(b, r, invalid, raw)
+}
+
+func (s *Stream) text(b *strings.Builder, r rune, invalid bool, raw string) {
+	switch {
+	case invalid:
+		b.WriteRune(utf8.RuneError) // an invalid byte is not text: replace it
+	case r == 0x1b:
+		s.st = esc
+	case r == 0x9b:
+		s.st = csi
+	case r == 0x90 || r == 0x9d || r == 0x98 || r == 0x9e || r == 0x9f:
+		s.st = str
+	case r == '\n' || r == '\t':
+		b.WriteRune(r)
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		// other C0 (carriage return included), DEL and C1: removed
+	default:
+		b.WriteString(raw)
+	}
+}
+
+// plainASCII reports whether c is printable ASCII, newline or tab: text
+// that passes unchanged.
+func plainASCII(c byte) bool {
+	return c >= 0x20 && c < 0x7f || c == '\n' || c == '\t'
+}
+
+// String sanitizes one complete string.
+func String(s string) string {
+	if clean(s) {
+		return s
+	}
+	var st Stream
+	return st.Write(s) + st.Flush()
+}
+
+// clean reports whether s needs no change: valid UTF-8 without a control.
+func clean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 {
+			if c >= 0x80 {
+				return cleanUTF8(s[i:])
+			}
+			return false
+		}
+	}
+	return true
+}
+
+func cleanUTF8(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,66 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// FR-OUT-02, T-OUT-02: terminal controls are removed, printable text kept in order.
+func TestString(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "hello, world\n\tok", "hello, world\n\tok"},
+		{"unicode kept", "héllo ✓ 日本", "héllo ✓ 日本"},
+		{"CSI colour", "\x1b[31mred\x1b[0m", "red"},
+		{"CSI with params and private", "a\x1b[?25lb\x1b[2;3Hc", "abc"},
+		{"OSC to BEL", "\x1b]0;evil title\x07text", "text"},
+		{"OSC to ST", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"DCS", "a\x1bPq#0;1;2\x1b\\b", "ab"},
+		{"APC PM SOS", "a\x1b_x\x1b\\b\x1b^y\x1b\\c\x1bXz\x1b\\d", "abcd"},
+		{"two-character", "a\x1b7b\x1b8c\x1bcd", "abcd"},
+		{"ESC with intermediate", "a\x1b(Bb", "ab"},
+		{"C0 removed", "a\x00b\x01c\x07d\x08e\x0bf\x0cg", "abcdefg"},
+		{"CR removed", "a\r\nb\rc", "a\nbc"},
+		{"DEL removed", "a\x7fb", "ab"},
+		{"C1 removed", "a\u0085b\u0090x\u009cc", "abc"},
+		{"C1 CSI", "a\u009b31mb", "ab"},
+		{"invalid UTF-8 replaced", "a\xffb", "a\uFFFDb"},
+		{"lone ESC at end", "abc\x1b", "abc"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := String(tc.in); got != tc.want {
+				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FR-OUT-02 on streaming chunks: a sequence split across chunks is removed
+// whole, a character split across chunks is kept whole.
+func TestStreamSplit(t *testing.T) {
+	in := "x\x1b[31mred\x1b]0;title\x07 ✓ \x1b[0mend\n"
+	want := "xred ✓ end\n"
+	for cut := 0; cut <= len(in); cut++ {
+		for cut2 := cut; cut2 <= len(in); cut2++ {
+			var s Stream
+			got := s.Write(in[:cut]) + s.Write(in[cut:cut2]) + s.Write(in[cut2:]) + s.Flush()
+			if got != want {
+				t.Fatalf("cuts %d,%d: got %q, want %q", cut, cut2, got, want)
+			}
+		}
+	}
+}
+
+func TestNoControlSurvives(t *testing.T) {
+	var b strings.Builder
+	for c := 0; c < 0x100; c++ {
+		b.WriteRune(rune(c))
+		b.WriteByte(byte(c))
+	}
+	out := String(b.String())
+	for _, r := range out {
+		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+			t.Fatalf("control %U survived in %q", r, out)
+		}
+	}
+}

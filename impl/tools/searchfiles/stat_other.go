@@ -1,0 +1,27 @@
+//go:build !linux
+
+package searchfiles
+
+import (
+	"context"
+
+	"github.com/spf13/afero"
+)
+
+// sizeEntries leaves ents unsized: each candidate's reader stats it.
+func sizeEntries(afero.File, []dirent) {}
+
+// sizeRoot leaves ents unsized.
+func sizeRoot(string, []dirent) {}
+
+// readCandidateOS is readCandidate through the afero.OsFs.
+func readCandidateOS(req *request, it *item, sc *scratch) ([]byte, string) {
+	return readCandidate(context.Background(), afero.NewOsFs(), req, it, sc)
+}
+
+// readDirOS is readDir through the afero.OsFs.
+func readDirOS(dir string, sizes bool, _ *[]byte) ([]dirent, error) {
+	return readDir(afero.NewOsFs(), dir, sizes, nil)
+}
+
+const osFastPath = false
