@@ -297,3 +297,11 @@ func (s *Set) ForDocument(fileName, text string) *Catalog {
 	}
 	return best
 }
+
+// verificationID matches the IDs of the SRDs' test tables (T-*, IT-*).
+var verificationID = regexp.MustCompile(`^(T|IT)-[A-Z0-9]+(-[A-Z0-9]+)*$`)
+
+// IsVerification reports whether id names a test of an SRD's test table
+// (T-LD-01, IT-E2E-01) rather than a requirement: a case tagged with it
+// is that test, written down.
+func IsVerification(id string) bool { return verificationID.MatchString(id) }

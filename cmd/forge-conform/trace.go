@@ -58,7 +58,7 @@ func traceTests(w io.Writer, ir runner.IDResult, scripts map[string]idscript.Sce
 func scenarioMutants() []idscript.Mutant {
 	var out []idscript.Mutant
 	for _, m := range mutants.All() {
-		out = append(out, idscript.Mutant{Name: m.Name, Doc: m.Doc, Breaks: m.Breaks})
+		out = append(out, idscript.Mutant{Name: m.Name, Doc: m.Doc, Breaks: m.Breaks, Process: m.Process})
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func TestPlan(t *testing.T) {
 	}
 	var ms []idscript.Mutant
 	for _, m := range mutants.All() {
-		ms = append(ms, idscript.Mutant{Name: m.Name, Doc: m.Doc, Breaks: m.Breaks})
+		ms = append(ms, idscript.Mutant{Name: m.Name, Doc: m.Doc, Breaks: m.Breaks, Process: m.Process})
 	}
 	plan := idscript.Plan(set, c, ms)
 	planned := map[string]idscript.Scenario{}

@@ -118,8 +118,13 @@ func namedIn(ref corpus.Ref, res *Result) bool {
 //   - when an invariant that fails the case fired on the same response, it
 //     names what is wrong, and the case's own differences are charged to
 //     its IDs (they are the evidence of the same defect);
-//   - otherwise they are charged to the case's primary ID alone
-//     (corpus.Case.PrimaryID), its other IDs being context.
+//   - otherwise they are charged to the case's primary ID
+//     (corpus.Case.PrimaryID), its other requirement IDs being context;
+//   - either way they are also charged to the case's verification IDs
+//     (T-*, IT-*: spec.IsVerification): those name a test of an SRD's
+//     test table, and the case's expectation is that test written down,
+//     so when it does not hold the test failed. An invariant alone, with
+//     the expectation met, does not fail the test.
 //
 // So one defect fails the IDs it breaks, not every ID of every case it
 // shows up in.
@@ -137,6 +142,11 @@ func Charge(c *corpus.Case, failures []check.Failure) []check.Failure {
 	}
 	if len(named) == 0 {
 		named = []string{c.PrimaryID()}
+	}
+	for _, id := range c.IDs {
+		if spec.IsVerification(id) && !slices.Contains(named, id) {
+			named = append(named, id)
+		}
 	}
 	out := make([]check.Failure, len(failures))
 	for i, f := range failures {

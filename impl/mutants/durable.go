@@ -24,7 +24,7 @@ func durableMutants() []Mutant {
 		{
 			Name: "journal-result-late", Doc: "the journal records a call's result only once the next tool has started (or the batch ends)",
 			Specs: []string{"tool_executor"}, Run: durableRun, Process: true,
-			Breaks:  ids("tool_executor", "FR-RES-04b"),
+			Breaks:  ids("tool_executor", "FR-RES-04b", "IT-E2E-01"),
 			Options: reference.Options{WrapJournal: lateResults},
 		},
 		{
@@ -42,13 +42,13 @@ func durableMutants() []Mutant {
 		{
 			Name: "lose-streamed-calls", Doc: "the journal records the model's tool calls only when the batch is persisted, not as they stream in",
 			Specs: []string{"tool_executor"}, Run: durableRun, Process: true,
-			Breaks:  ids("tool_executor", "FR-RES-04a"),
+			Breaks:  ids("tool_executor", "FR-RES-04a", "IT-JRN-01"),
 			Options: reference.Options{WrapJournal: lateCalls},
 		},
 		{
 			Name: "reorder-tool-uses", Doc: "the journal records a batch's tool calls in reverse order",
 			Specs: []string{"tool_executor"}, Run: durableRun, Process: true,
-			Breaks:  ids("tool_executor", "FR-RES-04"),
+			Breaks:  ids("tool_executor", "FR-RES-04", "IT-E2E-01", "IT-JRN-01"),
 			Options: reference.Options{WrapJournal: reversedCalls},
 		},
 	}

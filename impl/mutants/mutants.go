@@ -78,7 +78,7 @@ func All() []Mutant {
 		{
 			Name: "dropped-chunk", Doc: "run_command loses the stdout chunk that carries a call's 64 KiB-th byte",
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
-			Breaks:  ids("tool_executor", "FR-OUT-01"),
+			Breaks:  ids("tool_executor", "FR-OUT-01", "IT-CMD-01"),
 			Options: wrap(onCommand(dropChunk)),
 		},
 		{
@@ -91,31 +91,31 @@ func All() []Mutant {
 		{
 			Name: "follow-symlinks", Doc: "list_directory types entries with stat, following symlinks",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-VAL-09", "NFR-LD-SEC-03", "LD-ENT-01"),
+			Breaks:  ids("list_directory", "FR-LD-VAL-09", "LD-ENT-01", "NFR-LD-SEC-03", "T-LD-01", "T-LD-07", "T-LD-08"),
 			Options: wrap(onTool("list_directory", followSymlinks)),
 		},
 		{
 			Name: "breadth-first", Doc: "list_directory lists level by level instead of depth-first pre-order",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-LST-05", "FR-LD-LST-07"),
+			Breaks:  ids("list_directory", "FR-LD-LST-05", "FR-LD-LST-07", "T-LD-05", "T-LD-09", "T-LD-12"),
 			Options: wrap(onTool("list_directory", breadthFirst)),
 		},
 		{
 			Name: "traversal-order", Doc: `list_directory leaves entries in traversal order, without the final sort by path ("a/x" before "a-b")`,
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-OUT-01"),
+			Breaks:  ids("list_directory", "FR-LD-OUT-01", "T-LD-01"),
 			Options: wrap(onListing(traversalOrder)),
 		},
 		{
 			Name: "dir-size", Doc: "list_directory reports a size for directories",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "LD-ENT-02"),
+			Breaks:  ids("list_directory", "LD-ENT-02", "T-LD-01", "T-LD-04", "T-LD-05", "T-LD-06", "T-LD-07", "T-LD-08", "T-LD-09", "T-LD-10", "T-LD-11", "T-LD-12"),
 			Options: wrap(onListing(dirSize)),
 		},
 		{
 			Name: "wrong-truncated-reason", Doc: "list_directory says max_entries when output-size truncation is due",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-OUT-07"),
+			Breaks:  ids("list_directory", "FR-LD-OUT-07", "T-LD-06", "T-LD-14"),
 			Options: wrap(onListing(wrongTruncatedReason)),
 		},
 		{
@@ -129,13 +129,13 @@ func All() []Mutant {
 		{
 			Name: "budget-off-by-one", Doc: "list_directory allows effective_max+1 bytes of output",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-OUT-03", "FR-LD-OUT-06"),
+			Breaks:  ids("list_directory", "FR-LD-OUT-03", "FR-LD-OUT-06", "T-LD-06", "T-LD-13", "T-LD-14"),
 			Options: wrap(onTool("list_directory", budgetPlusOne)),
 		},
 		{
 			Name: "traverse-hidden", Doc: "list_directory descends into hidden directories it does not list",
 			Specs:   []string{"list_directory"},
-			Breaks:  ids("list_directory", "FR-LD-LST-06"),
+			Breaks:  ids("list_directory", "FR-LD-LST-06", "T-LD-11"),
 			Options: wrap(onTool("list_directory", traverseHidden)),
 		},
 
@@ -154,7 +154,7 @@ func All() []Mutant {
 		{
 			Name: "read-file-no-cache-record", Doc: "read_file does not record its reads for apply_patch",
 			Specs:   []string{"tool_executor"},
-			Breaks:  ids("tool_executor", "FR-TOOL-PATCH-02c", "AP-CACHE-01", "FR-TOOL-PATCH-01"),
+			Breaks:  ids("tool_executor", "AP-CACHE-01", "FR-TOOL-PATCH-01", "FR-TOOL-PATCH-02c", "T-PATCH-01"),
 			Options: wrap(onTool("read_file", noSession)),
 		},
 		{
@@ -172,7 +172,7 @@ func All() []Mutant {
 		{
 			Name: "write-file-overwrite", Doc: "write_file replaces an existing file",
 			Specs:   []string{"write_file"},
-			Breaks:  ids("write_file", "FR-WR-03", "WR-SYMLINK-01"),
+			Breaks:  ids("write_file", "FR-WR-03", "T-WR-02", "WR-SYMLINK-01"),
 			Options: wrap(onTool("write_file", overwrite)),
 		},
 		{
