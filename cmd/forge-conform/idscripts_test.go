@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,7 +82,7 @@ func TestIDScriptPlan(t *testing.T) {
 			if _, ok := mutants.Lookup(s.Mutant); !ok {
 				t.Errorf("%s: unknown mutant %q", s.Ref(), s.Mutant)
 			}
-			if !strings.Contains(s.Script(), "exitcode 1 forge-conform --mutant "+s.Mutant+" --run "+s.Ref()) {
+			if !regexp.MustCompile(`(?m)^exitcode 1 forge-conform .*--mutant ` + regexp.QuoteMeta(s.Mutant) + `\b.* --run ` + regexp.QuoteMeta(s.Ref()) + ` `).MatchString(s.Script()) {
 				t.Errorf("%s: the script does not run the mutant:\n%s", s.Ref(), s.Script())
 			}
 		} else if !strings.Contains(s.Script(), "checks the pass side only") {
