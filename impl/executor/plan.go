@@ -126,9 +126,7 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 			continue
 		}
 		p.tool = t
-		if r.e.Defects.SkipSchemaValidation {
-			err = nil
-		} else {
+		if !r.e.Defects.SkipSchemaValidation {
 			err = r.e.Registry.Validate(c.Name, p.args)
 		}
 		if err != nil {
