@@ -213,6 +213,7 @@ func All() []Mutant {
 	ms = append(ms, durableMutants()...)
 	ms = append(ms, tuiMutants()...)
 	ms = append(ms, engineMutants()...)
+	ms = append(ms, searchMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
