@@ -212,6 +212,7 @@ func All() []Mutant {
 	ms = append(ms, summaryMutants()...)
 	ms = append(ms, durableMutants()...)
 	ms = append(ms, tuiMutants()...)
+	ms = append(ms, boundaryMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
