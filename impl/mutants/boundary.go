@@ -7,15 +7,19 @@ import (
 	"errors"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/spf13/afero"
 
+	"github.com/forge-conform/forge-conform/impl/canonjson"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
+	"github.com/forge-conform/forge-conform/impl/tools/listdir"
 )
 
 // boundaryMutants break the edges of the file tools: the sandbox's
@@ -28,7 +32,21 @@ func boundaryMutants() []Mutant {
 			Name: "dotdot-after-clean", Doc: "the sandbox looks for `..` components in the cleaned path, where none is left: a traversal that stays inside the root is accepted",
 			Specs:   []string{"tool_executor", "list_directory"},
 			Breaks:  append(ids("tool_executor", "T-SBX-01"), ids("list_directory", "T-LD-03")...),
-			Options: wrap(onTools(pathTools(), cleanDotDot)),
+			Options: wrap(onTools([]string{"list_directory", "read_file"}, cleanDotDot)),
+		},
+		{
+			Name: "deny-before-resolve", Doc: "the sandbox matches denied patterns against the path as joined to the working directory, before symlinks are resolved",
+			Specs:  []string{"tool_executor", "list_directory", "write_file"},
+			Breaks: ids("tool_executor", "T-SBX-03"),
+			Options: wrap(func(t tool.Tool) tool.Tool {
+				switch t.Name() {
+				case "list_directory": // FR-LD-VAL-10: the tool trims the path first
+					return wrapped{Tool: t, exec: denyBeforeResolve(strings.TrimSpace)}
+				case "read_file", "write_file":
+					return wrapped{Tool: t, exec: denyBeforeResolve(func(p string) string { return p })}
+				}
+				return t
+			}),
 		},
 		{
 			Name: "absolute-always-allowed", Doc: "the sandbox accepts absolute paths inside a root when allow_absolute is false",
@@ -38,8 +56,11 @@ func boundaryMutants() []Mutant {
 		},
 		{
 			Name: "sandbox-lexical-resolve", Doc: "the sandbox resolves paths lexically, without following symlinks: a link escapes the roots and a denied target hides behind an allowed name",
-			Specs:  []string{"tool_executor", "list_directory"},
-			Breaks: append(ids("tool_executor", "T-SBX-03"), ids("list_directory", "T-LD-03")...),
+			Specs: []string{"tool_executor", "list_directory"},
+			// Symlinks inside the root stay links, which read_file's no-follow
+			// open then refuses: read-symlink-inside fails, and so does the
+			// read before patch-through-symlink-inside (an errored case).
+			Breaks: append(ids("tool_executor", "T-SBX-03", "FR-VAL-04", "FR-VAL-04a", "FR-TOOL-PATCH-01", "FR-TOOL-PATCH-02c"), ids("list_directory", "T-LD-03")...),
 			Options: wrap(onTools(sandboxTools(), withSandbox(nil, func(fs afero.Fs) afero.Fs {
 				return followFS{fs}
 			}))),
@@ -59,7 +80,7 @@ func boundaryMutants() []Mutant {
 		{
 			Name: "write-file-counts-characters", Doc: "write_file reports the characters of the content as bytes_written, not its UTF-8 bytes",
 			Specs:   []string{"write_file"},
-			Breaks:  ids("write_file", "T-WR-01"),
+			Breaks:  ids("write_file", "FR-WR-05", "T-WR-01"),
 			Options: wrap(onTool("write_file", countCharacters)),
 		},
 	}
@@ -68,12 +89,6 @@ func boundaryMutants() []Mutant {
 // sandboxTools are the tools whose paths the sandbox validates.
 func sandboxTools() []string {
 	return []string{"apply_patch", "list_directory", "read_file", "search_files", "write_file"}
-}
-
-// pathTools are the sandboxed tools that name their one path in a "path"
-// argument.
-func pathTools() []string {
-	return []string{"list_directory", "read_file", "search_files", "write_file"}
 }
 
 // onTools is onTool for each tool named.
@@ -122,7 +137,8 @@ func withSandbox(config func(*sandbox.Config), view func(afero.Fs) afero.Fs) fun
 // `..` component: that is the path a sandbox that checks for `..` only
 // after filepath.Clean goes on to resolve (FR-VAL-04 step 2 rejects any
 // `..` component). A path whose cleaned form still climbs out keeps its
-// `..` and is rejected as before.
+// `..` and is rejected as before. A listing still echoes the requested
+// path, normalized (FR-LD-VAL-10 keeps `..`).
 func cleanDotDot(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
 	var a map[string]json.RawMessage
 	var path string
@@ -138,7 +154,51 @@ func cleanDotDot(inner execFunc, ctx context.Context, args json.RawMessage, c *t
 	if err != nil {
 		return inner(ctx, args, c)
 	}
-	return inner(ctx, raw, c)
+	echo := json.RawMessage(canonjson.AppendString(nil, listdir.Normalize(path)))
+	return rewriteWithinBudget(inner, ctx, raw, c, rewriteListing(func(l *listing) { l.Path = echo }))
+}
+
+// denyBeforeResolve runs the tool with a sandbox without denied patterns
+// and matches the patterns itself, against the requested path joined to
+// the working directory and cleaned: a link with an allowed name passes
+// whatever it points to (FR-VAL-04 step 7 matches the canonical path).
+// trim is what the tool does to the path before validating it.
+func denyBeforeResolve(trim func(string) string) func(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	return func(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+		var a struct {
+			Path string `json:"path"`
+		}
+		cfg := sandbox.DefaultConfig()
+		if json.Unmarshal(args, &a) != nil || c.Config.Table("sandbox", &cfg) != nil || c.Sandbox == nil {
+			return inner(ctx, args, c)
+		}
+		patterns := slices.Clone(cfg.DeniedPatterns)
+		if cfg.IncludeDefaultDenies {
+			patterns = append(patterns, sandbox.DefaultDenies()...)
+		}
+		cfg.DeniedPatterns, cfg.IncludeDefaultDenies = nil, false
+		sb, err := sandbox.New(c.FS, cfg, c.WorkingDir)
+		if err != nil {
+			return inner(ctx, args, c)
+		}
+		path := trim(a.Path)
+		if _, err := sb.Validate(path); err == nil {
+			joined := filepath.Clean(path)
+			if !filepath.IsAbs(joined) {
+				joined = filepath.Join(c.WorkingDir, joined)
+			}
+			for _, p := range patterns {
+				if ok, _ := doublestar.Match(p, filepath.ToSlash(joined)); ok {
+					return "", toolerr.Violation(toolerr.Denial{Reason: toolerr.DeniedPatternMatched, Attempted: path, Pattern: p})
+				}
+			}
+		}
+		cc := *c
+		cc.Sandbox = sb
+		out, err := inner(ctx, args, &cc)
+		c.AllowTruncation = cc.AllowTruncation
+		return out, err
+	}
 }
 
 // hasDotDot reports whether path has a `..` component.
