@@ -29,13 +29,13 @@ import (
 func boundaryMutants() []Mutant {
 	return []Mutant{
 		{
-			Name: "dotdot-after-clean", Doc: "the sandbox looks for `..` components in the cleaned path, where none is left: a traversal that stays inside the root is accepted",
+			Name: "dotdot-after-clean", Doc: "the sandbox looks for `..` components in the cleaned path, where none is left: a traversal that stays inside the root is accepted (read_file and list_directory calls)",
 			Specs:   []string{"tool_executor", "list_directory"},
 			Breaks:  append(ids("tool_executor", "T-SBX-01"), ids("list_directory", "T-LD-03")...),
 			Options: wrap(onTools([]string{"list_directory", "read_file"}, cleanDotDot)),
 		},
 		{
-			Name: "deny-before-resolve", Doc: "the sandbox matches denied patterns against the path as joined to the working directory, before symlinks are resolved",
+			Name: "deny-before-resolve", Doc: "the sandbox matches denied patterns against the path as joined to the working directory, before symlinks are resolved (read_file, write_file and list_directory calls)",
 			Specs:  []string{"tool_executor", "list_directory", "write_file"},
 			Breaks: ids("tool_executor", "T-SBX-03"),
 			Options: wrap(func(t tool.Tool) tool.Tool {
