@@ -214,6 +214,7 @@ func All() []Mutant {
 	ms = append(ms, tuiMutants()...)
 	ms = append(ms, engineMutants()...)
 	ms = append(ms, searchMutants()...)
+	ms = append(ms, boundaryMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
