@@ -48,6 +48,9 @@ func (r *turnRun) preflightPaths(t tool.Tool, args json.RawMessage) []string {
 	if p, ok := t.(Preflighter); ok {
 		return p.PreflightPaths(args)
 	}
+	if t.Name() == applypatch.Name { // FR-VAL-07: its paths are its sections'
+		return applypatch.PreflightPaths(args)
+	}
 	key, ok := builtinPathArg[t.Name()]
 	if !ok {
 		return nil

@@ -149,8 +149,28 @@ func canonical(p string) string {
 // ---- apply_patch ----
 
 // applyPatch is apply_patch with Forge's LP1 (forgeLP1): parse errors name
-// the file "<patch>".
+// the file "<patch>", and the planner preflights the paths Forge's parser
+// reads.
 type applyPatch struct{ applypatch.Tool }
+
+// PreflightPaths names the section paths (executor.Preflighter).
+func (applyPatch) PreflightPaths(args json.RawMessage) []string {
+	var a struct {
+		Patch string `json:"patch"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	p, err := forgeLP1{}.Parse(a.Patch)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, s := range p.Sections {
+		paths = append(paths, s.Path)
+	}
+	return paths
+}
 
 func (t applyPatch) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
 	var a struct {

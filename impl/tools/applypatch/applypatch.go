@@ -219,6 +219,22 @@ func distinctPaths(p *lp1.Patch) []string {
 	return out
 }
 
+// PreflightPaths names the distinct section paths of a call's patch, so
+// that the planner validates them with the sandbox before prompting
+// (FR-VAL-02 "sandbox preflight for path-based tools", FR-VAL-07); a patch
+// that does not parse names none (the call then fails on its own).
+func PreflightPaths(raw json.RawMessage) []string {
+	text, err := parseArgs(raw)
+	if err != nil {
+		return nil
+	}
+	p, err := lp1.Parse(text)
+	if err != nil {
+		return nil
+	}
+	return distinctPaths(p)
+}
+
 // parse parses text with the Dialect, or with package lp1.
 func (t Tool) parse(text string) (*lp1.Patch, error) {
 	if t.Dialect != nil {
