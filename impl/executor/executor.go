@@ -67,6 +67,9 @@ type Engine struct {
 	// Defects switches on deliberate bugs, for the suite's mutants
 	// (impl/mutants). The zero value conforms.
 	Defects Defects
+	// Variant switches to another implementation's choices (Forge's, for
+	// impl/forgelike). The zero value is the reference.
+	Variant Variant
 }
 
 // Defects are the engine's deliberate bugs, each off the default path.

@@ -48,6 +48,9 @@ func (r *turnRun) preflightPaths(t tool.Tool, args json.RawMessage) []string {
 	if p, ok := t.(Preflighter); ok {
 		return p.PreflightPaths(args)
 	}
+	if t.Name() == applypatch.Name { // FR-VAL-07: its paths are its sections'
+		return applypatch.PreflightPaths(args)
+	}
 	key, ok := builtinPathArg[t.Name()]
 	if !ok {
 		return nil
@@ -113,6 +116,13 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 				n, loop.MaxArgsBytes))))
 			continue
 		}
+		forge := r.e.Variant.ForgePlan
+		if forge && c.Name == "apply_patch" { // FR-LIM-04, in Forge's place
+			if res, over := r.patchTooLarge(p.args); over {
+				pre(res)
+				continue
+			}
+		}
 		// FR-VAL-02: existence, then schema (FR-VAL-01).
 		t, err := r.e.Registry.Lookup(c.Name)
 		if err != nil && r.e.Defects.UnknownToolPrompts {
@@ -134,17 +144,21 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 			continue
 		}
 		// FR-LIM-04
-		if c.Name == "apply_patch" {
+		if c.Name == "apply_patch" && !forge {
 			if res, over := r.patchTooLarge(p.args); over {
 				pre(res)
 				continue
 			}
 		}
-		// FR-APR-06: the summary, after schema validation.
-		summary, err := t.ApprovalSummary(p.args, r.env.cfg)
-		if err != nil {
-			pre(r.fromError(asToolErr(c.Name, err)))
-			continue
+		// FR-APR-06: the summary, after schema validation (Forge: only
+		// for a call that needs confirmation, below).
+		var summary string
+		if !forge {
+			var err error
+			if summary, err = t.ApprovalSummary(p.args, r.env.cfg); err != nil {
+				pre(r.fromError(asToolErr(c.Name, err)))
+				continue
+			}
 		}
 		// FR-APR-05 3..6
 		var sbErr error
@@ -166,6 +180,15 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 			pre(r.fromError(asToolErr(c.Name, sbErr)))
 		case v == policy.DeniedNotAllowed:
 			pre(r.fromError(toolerr.Violation(toolerr.Denial{Reason: toolerr.Denylisted, Tool: c.Name})))
+		case v == policy.Confirm && forge:
+			s, err := t.ApprovalSummary(p.args, r.env.cfg)
+			if err != nil {
+				pre(r.fromError(asToolErr(c.Name, err)))
+				continue
+			}
+			p.disp = RequiresConfirmation
+			p.confirm = &fcp.Confirmation{ID: c.ID, Name: c.Name, Summary: tool.Summarize(r.e.Variant.sanitize(s)),
+				RiskLevel: string(t.RiskLevel())}
 		case v == policy.Confirm:
 			p.disp = RequiresConfirmation
 			p.confirm = &fcp.Confirmation{ID: c.ID, Name: c.Name, Summary: tool.Summarize(summary),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
 	"github.com/forge-conform/forge-conform/impl/executor/truncate"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -65,6 +64,9 @@ func isJSONObject(s string) bool {
 // fromError is the result of a call that failed with te.
 func (r *turnRun) fromError(te *toolerr.Error) Result {
 	content, verbatim := errorText(te)
+	if r.e.Variant.ErrorText != nil {
+		content, verbatim = r.e.Variant.ErrorText(te), false
+	}
 	res := Result{Content: content, IsError: true, Err: te}
 	if verbatim {
 		return res // FR-ERR-JSON-TOOL-02: no marker, no byte altered
@@ -75,7 +77,7 @@ func (r *turnRun) fromError(te *toolerr.Error) Result {
 // panicked is the result of a call whose tool panicked (FR-EXE-04b): the
 // payload sanitized (FR-EXE-04b-3).
 func (r *turnRun) panicked(tool string, payload any) Result {
-	msg := PanickedPrefix + sanitize.String(fmt.Sprint(payload))
+	msg := PanickedPrefix + r.e.Variant.sanitize(fmt.Sprint(payload))
 	return r.finish(Result{Content: msg, IsError: true,
 		Err: &toolerr.Error{Kind: toolerr.ExecutionFailed, Tool: tool, Message: msg}}, true)
 }
@@ -83,7 +85,8 @@ func (r *turnRun) panicked(tool string, payload any) Result {
 // finish sanitizes a result (FR-OUT-02) and, when allowed, truncates it to
 // effective_max (FR-OUT-04, I-EXE-12, I-EXE-14).
 func (r *turnRun) finish(res Result, allowTruncation bool) Result {
-	res.Content = sanitize.String(res.Content)
+	res.Content = r.e.Variant.sanitize(res.Content)
+	allowTruncation = allowTruncation && !(res.IsError && r.e.Variant.UntruncatedErrors)
 	switch {
 	case allowTruncation && r.e.Defects.MarkerOutsideLimit:
 		if max := r.env.effectiveMax(); int64(len(res.Content)) > max {

@@ -174,7 +174,7 @@ func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
 		done <- outcome{out: out, err: err}
 	}(p.args)
 
-	var streams [2]sanitize.Stream
+	streams := [2]sanitize.Stream{r.e.Variant.stream(), r.e.Variant.stream()}
 	emit := func(ch tool.Chunk) error {
 		i, ev := 0, fcp.EventStdout
 		if ch.Stream == tool.Stderr {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,16 +23,63 @@ import (
 )
 
 // wantFailed are the cases an implementation behaving as Forge does must
-// fail, with the ID each failure names: the grammar deviations this
-// emulation reproduces (Forge accepts what LP1's EBNF forbids). Every other
-// case must pass: what Forge does where the SRDs leave room is accepted.
-var wantFailed = map[string]string{
-	"lp1/after-footer-blank-line":   "LP1-STR-06",
-	"lp1/after-footer-comment":      "LP1-STR-06",
-	"lp1/after-footer-second-patch": "LP1-STR-06",
-	"lp1/after-footer-spaces":       "LP1-STR-06",
-	"lp1/header-after-blank-line":   "LP1-STR-02",
-	"lp1/header-after-comment":      "LP1-STR-02",
+// fail, with the exact IDs their failures name: the 29 LP1 grammar
+// deviations (Forge's parser accepts what LP1's EBNF forbids), the two
+// executor deviations (no JSON error passthrough, FR-ERR-JSON-TOOL-01/02;
+// error results never truncated, FR-OUT-04) and the sandbox's (a path under
+// a missing directory is PathOutsideSandbox: FR-VAL-04 step 4, and the
+// missing-path requirements of list_directory and search_files). Every
+// other case must pass: what Forge does where the SRDs leave room is
+// accepted.
+var wantFailed = map[string][]string{
+	// text after END
+	"lp1/after-footer-blank-line":   {"LP1-STR-06"},
+	"lp1/after-footer-comment":      {"LP1-STR-06"},
+	"lp1/after-footer-second-patch": {"LP1-STR-06"},
+	"lp1/after-footer-spaces":       {"LP1-STR-06"},
+	// blank line or comment before LP1
+	"lp1/header-after-blank-line": {"LP1-STR-02"},
+	"lp1/header-after-comment":    {"LP1-STR-02"},
+	// U+00A0 (and every Unicode White_Space: U+2028, form feed) as whitespace
+	"lp1/header-nbsp":            {"LP1-STR-03"},
+	"lp1/nbsp-before-command":    {"LP1-GRM-03"},
+	"lp1/nbsp-separator":         {"LP1-GRM-03"},
+	"lp1/nbsp-after-path":        {"LP1-GRM-03"},
+	"lp1/nbsp-in-path":           {"LP1-GRM-04"},
+	"lp1/line-separator-in-path": {"LP1-GRM-04"},
+	"lp1/form-feed-line":         {"LP1-GRM-03"},
+	// a bare CR in a row (a block row, a comment, after END)
+	"lp1/bare-cr-in-row":       {"LP1-GRM-02"},
+	"lp1/bare-cr-in-comment":   {"LP1-GRM-02"},
+	"lp1/bare-cr-after-footer": {"LP1-GRM-02"},
+	// "01", "+1" (and "R1") as occurrence
+	"lp1/occurrence-leading-zero":  {"LP1-GRM-07"},
+	"lp1/occurrence-plus-sign":     {"LP1-GRM-07"},
+	"lp1/occurrence-not-separated": {"LP1-GRM-07"},
+	// "T x": T and B ignore the rest of their line
+	"lp1/append-with-argument":    {"LP1-CMD-09"},
+	"lp1/prepend-with-argument":   {"LP1-CMD-09"},
+	"lp1/append-trailing-comment": {"LP1-CMD-10"},
+	// "N+"
+	"lp1/n-without-blank": {"LP1-GRM-08"},
+	// unquoted path with a space or a '"' (the first word is the path), "Fa.txt"
+	"lp1/bare-path-with-space":       {"LP1-GRM-04"},
+	"lp1/bare-path-with-quote":       {"LP1-GRM-04"},
+	"lp1/bare-path-trailing-comment": {"LP1-GRM-04"},
+	"lp1/f-without-separator":        {"LP1-STR-09"},
+	// text after a quoted path
+	"lp1/quoted-path-text-after": {"LP1-GRM-06"},
+	"lp1/quoted-path-word-after": {"LP1-GRM-06"},
+
+	// executor: no JSON error passthrough, error results never truncated
+	"tool_executor/turn-exec-json-passthrough": {"FR-ERR-JSON-TOOL-01"},
+	"tool_executor/turn-exec-json-bytes-kept":  {"FR-ERR-JSON-TOOL-02"},
+	"tool_executor/turn-output-truncate-error": {"FR-OUT-04"},
+
+	// sandbox: a path under a missing directory is PathOutsideSandbox
+	"tool_executor/read-missing-nested":  {"FR-VAL-04"},
+	"list_directory/path-missing-nested": {"FR-LD-VAL-08"},
+	"search_files/missing-nested":        {"T-SF-04"},
 }
 
 // TestForgeLikePassesEverythingButItsDeviations builds the emulation, runs
@@ -74,19 +123,20 @@ func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 	defer r.Close()
 	run := r.RunAll(context.Background())
 
-	failed := map[string]string{}
-	skippedForPolicy := 0
+	failed := map[string][]string{}
+	skippedForPolicy, skippedForOp := 0, 0
 	for _, res := range run.Results {
 		switch res.Status {
 		case runner.Failed, runner.Errored:
-			ids := ""
+			var ids []string
 			for _, f := range res.Failures {
 				for _, id := range f.IDs {
-					if id == wantFailed[res.Case.FullName()] {
-						ids = id
+					if !slices.Contains(ids, id) {
+						ids = append(ids, id)
 					}
 				}
 			}
+			sort.Strings(ids)
 			failed[res.Case.FullName()] = ids
 			if _, want := wantFailed[res.Case.FullName()]; !want {
 				t.Errorf("%s %s: %s", res.Case.FullName(), res.Status, res.Message)
@@ -95,8 +145,15 @@ func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 				}
 			}
 		case runner.Skipped:
-			if res.Case.Policy != nil {
+			switch {
+			case res.Case.Policy != nil:
 				skippedForPolicy++
+			case strings.Contains(res.Message, `does not declare op "recover"`):
+				skippedForOp++
+			case strings.Contains(res.Message, "unsupported"):
+				t.Errorf("%s skipped: %s (the emulation declares every tool and op but recover)", res.Case.FullName(), res.Message)
+			default:
+				t.Logf("%s skipped: %s", res.Case.FullName(), res.Message)
 			}
 		}
 	}
@@ -105,6 +162,9 @@ func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 	}
 	if skippedForPolicy == 0 {
 		t.Error("no case was skipped for its policy: the emulation declares lp1_missing_file=refuse, so the create cases must be skipped")
+	}
+	if skippedForOp == 0 {
+		t.Error("no case was skipped for want of recover: the emulation does not declare it, so the durability cases must be skipped")
 	}
 	var notes, warnings int
 	for _, res := range run.Results {
@@ -119,7 +179,7 @@ func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 		conflicts = append(conflicts, c.ID)
 	}
 	sort.Strings(conflicts)
-	if d := cmp.Diff([]string{"I-LD-04", "I-LP-01", "I-LP-11", "I-SF-04"}, conflicts); d != "" {
+	if d := cmp.Diff([]string{"I-EXE-19", "I-LD-04", "I-LP-01", "I-LP-11", "I-SF-04"}, conflicts); d != "" {
 		t.Errorf("conflicts touched (-want +got):\n%s", d)
 	}
 	t.Logf("%d cases, %d failed, %d warnings, %d golden notes", len(run.Results), len(failed), warnings, notes)

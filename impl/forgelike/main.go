@@ -1,46 +1,79 @@
-// Command forgelike is a test-only emulation of Forge's own tools, as
-// /work/shared/FORGE_FACTS.md (../shared/FORGE_FACTS.md from the module
-// root) describes them where the SRDs leave room: the reference
-// implementation served over FCP/1, with each response changed the way
-// Forge's Rust code answers. It exists to prove the suite's fidelity rule
-// (spec/INTERPRETATIONS.md): an implementation that behaves as Forge does
-// passes every case except those where Forge deviates from the SRD text.
-// It is not an implementation of anything; the test next to it runs the
-// corpus against it and asserts the exact set of failing cases.
+// Command forgelike is a test-only emulation of Forge's own tools and tool
+// loop, as /work/shared/FORGE_FACTS.md (../shared/FORGE_FACTS.md from the
+// module root) describes them where the SRDs leave room: the reference
+// implementation served over FCP/1 with Forge's tools (reference.Options.
+// WrapTool, tools.go), Forge's LP1 parser (an applypatch.Dialect, lp1.go)
+// and Forge's engine choices (reference.Options.Variant, an
+// executor.Variant). It exists to prove the suite's fidelity rule
+// (spec/INTERPRETATIONS.md, issue 11): an implementation that behaves as
+// Forge does passes every case except those where Forge deviates from the
+// SRD text, which fail naming their IDs. It is not an implementation of
+// anything; the test next to it runs the corpus against it and asserts the
+// exact set of failing cases and IDs.
 //
-// Emulated (FORGE_FACTS.md, apply_patch/LP1, write_file, read_file and
-// sandbox tables):
-//   - LP1 error messages in Forge's words, without line numbers
-//     ("Match is not unique", "Missing END footer", ...); parse errors name
-//     the file "<patch>";
-//   - policies.lp1_missing_file=refuse: a file not read, missing or not, is
-//     StaleFile "File was not read before patching";
-//   - a section with no operations is accepted; E with an occurrence and an
-//     empty match block is applied (it erases nothing);
-//   - E of every line then T keeps the final newline (Forge's side of the
-//     spec conflict I-LP-11: an "N +" is added where the reference's
-//     reading would drop it);
-//   - two of the grammar deviations: text after END is ignored, blank lines
-//     and comments before LP1 are skipped (the suite must fail these);
-//   - write_file answers "Created <canonical absolute path> (<n> bytes)",
-//     records the new file in the read cache, and words an existing path
-//     "file already exists: <path>. Use apply_patch to modify existing
-//     files.";
-//   - read_file's truncated binary header "[binary:base64][truncated]"
-//     (no space); an output limit below the header gives the header cut to
-//     the limit; a UTF-8 character cut by the 8 KB sniff window makes the
-//     file binary; a whole-file read with invalid UTF-8 past the window is
-//     ExecutionFailed; the scan bound of a range read counts the whole file;
-//   - DeniedPatternMatched.attempted is the canonical absolute path,
-//     PathOutsideSandbox.attempted the working dir joined with the request;
-//     a path with control or bidi characters is BadArgs "path contains
-//     invalid control characters".
+// Emulated (FORGE_FACTS.md, every table):
 //
-// Not emulated (see the test): a path under a missing directory is
-// PathOutsideSandbox in Forge (a deviation from FR-VAL-04 step 4), so
-// write_file with missing parents fails there; the other grammar
-// deviations (U+00A0 as whitespace, a bare CR in a row, "01"/"+1", "T x",
-// "N+", unquoted paths with spaces or quotes, text after a quoted path).
+// apply_patch and LP1: Forge's parser (forgeLP1), with all its grammar
+// deviations: text after END ignored, blank lines and comments before LP1
+// skipped, Unicode White_Space (U+00A0, U+2028, form feed) trimmed as
+// whitespace, a bare CR kept inside a row or a comment and dropped after
+// END, "01"/"+1" occurrences, a command read from its first character ("R1",
+// "T 1", "B x", "T # c"), "N+", bare paths cut at the first whitespace
+// (their quotes kept, trailing text ignored, "Fa.txt" read as F a.txt), text
+// after a quoted path ignored. That is 29 lp1 cases, the number the fidelity
+// rule names; FORGE_FACTS.md's list groups them (U+00A0 stands for every
+// White_Space character, "T x" for T and B with anything after them). Its
+// messages are Forge's ("Match is not unique", "Missing END footer", ...,
+// no line numbers); parse errors name the file "<patch>"; a section
+// without operations is accepted; E with an occurrence and an empty match
+// block erases nothing; final_newline is kept until the section's last
+// operation (E of every line then T keeps it); file bytes decode as
+// Forge's parse_file. policies.lp1_missing_file=refuse: a file not read,
+// missing or not, is StaleFile "File was not read before patching".
+//
+// write_file: "Created <canonical absolute path> (<n> bytes)", the new
+// file's SHA-256 in the read cache, "file already exists: <path>. Use
+// apply_patch to modify existing files.".
+//
+// read_file: the truncated binary header "[binary:base64][truncated]" (no
+// space); an output limit below the header gives the header cut to the
+// limit; a UTF-8 character cut by the 8 KB sniff window makes the file
+// binary; a whole-file read with invalid UTF-8 past the window is
+// ExecutionFailed; the scan bound of a range read counts the whole file.
+//
+// Sandbox: DeniedPatternMatched.attempted is the canonical absolute path,
+// PathOutsideSandbox.attempted the working dir joined with the request; a
+// path with control or bidi characters is BadArgs "path contains invalid
+// control characters"; a path under a missing directory is
+// PathOutsideSandbox (only the parent is canonicalized; read_file,
+// write_file, apply_patch, list_directory, search_files), so write_file
+// with missing parents fails.
+//
+// Executor (the turn ops): Forge's planner order (apply_patch's size
+// before the tool lookup and schema; the approval summary only for calls
+// that need confirmation, sanitized before its 200-character cut); Forge's
+// limit texts ("Exceeded max tool calls per batch", "Tool arguments too
+// large", "Patch exceeds max_patch_bytes"); Forge's result texts (forgeErrorText:
+// "Bad args: …", "Tool '<t>' timed out after <n>s" in whole seconds,
+// "<tool> failed: <message>" with NO JSON passthrough, "Unknown tool: <n>",
+// "Duplicate tool call id: <id>", "Patch failed for <file>: …", "Stale file
+// <file>: …", a denial's own text); error results sanitized but never
+// truncated; sanitization keeping \n, \t and \r; timeouts: read_file and
+// apply_patch the file-operations timeout, run_command the shell timeout,
+// every other tool (write_file and search_files included) the default;
+// run_command as Forge's (runCommand: stdout and stderr each collected up
+// to min(max_output_bytes, capacity), so a longer output is cut without a
+// marker, stderr appended only when not blank, "exit code <n>"); the env
+// denylist is the reference's (glob, case-sensitive on Unix).
+//
+// Not emulated: the journal (recover is not declared: FORGE_FACTS says
+// nothing about durability, so the turn-durable cases skip); the screen is
+// the reference TUI's (FORGE_FACTS' one UI fact, the last 50 output lines,
+// is the reference's too). Where Forge's own code panics (an LP1 match
+// block longer than the file: a Rust slice index out of range) the
+// emulation answers "Match not found"; where run_command's pipes stay open
+// after the shell exits (a background child), it stops reading after a
+// grace period as the reference does, where Forge would wait.
 //
 // Usage: forgelike (FCP/1 on stdin/stdout).
 package main

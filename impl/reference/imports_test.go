@@ -14,6 +14,9 @@ import (
 var execAllowed = map[string]bool{
 	"github.com/forge-conform/forge-conform/impl/tools/searchfiles": true,
 	"github.com/forge-conform/forge-conform/impl/tools/runcommand":  true,
+	// forgelike (test-only, not the reference) runs run_command's shell
+	// command as Forge does.
+	"github.com/forge-conform/forge-conform/impl/forgelike": true,
 	// tooltest is imported by _test.go files only (checked below): its
 	// benchmarks ask `go env GOROOT` for a corpus and run rg and find beside
 	// the tools to compare.

@@ -91,6 +91,9 @@ type Options struct {
 	// and a function that executes one (a durability mutant re-runs them;
 	// FR-RES-04c forbids it). nil does nothing.
 	AfterRecovery func(ctx context.Context, unfinished []fcp.PendingCall, run func(context.Context, fcp.PendingCall))
+	// Variant switches the engine to another implementation's choices
+	// (impl/forgelike: Forge's). The zero value is the reference.
+	Variant executor.Variant
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -168,6 +171,7 @@ type Reference struct {
 	// Options.AfterRecovery.
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
 	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
+	variant       executor.Variant
 }
 
 // New builds the reference with its registry and an empty conversation.
@@ -198,7 +202,7 @@ func New(opts Options) (*Reference, error) {
 		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
 		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
-		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult}, nil
+		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, variant: opts.Variant}, nil
 }
 
 // Registry returns the tool registry: with the fcp_* test tools once a
@@ -231,7 +235,7 @@ func (r *Reference) Turn(ctx context.Context, req fcp.TurnRequest, ui executor.U
 
 // Engine is the reference's tool loop over its registry and filesystem.
 func (r *Reference) Engine() *executor.Engine {
-	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Defects: r.engineDefects}
+	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Defects: r.engineDefects, Variant: r.variant}
 }
 
 // TurnScreen returns the reference TUI's screen of the turn seq (the screen

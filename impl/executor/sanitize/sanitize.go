@@ -5,7 +5,8 @@
 //
 // A Stream sanitizes a sequence of chunks with state carried between them,
 // so an escape sequence split across two chunks is still removed whole.
-// String sanitizes one complete string.
+// String sanitizes one complete string. Stream.KeepCR and StringKeepingCR
+// keep carriage returns (Forge's sanitizer, which I-EXE-12 allows).
 package sanitize
 
 import (
@@ -26,6 +27,10 @@ const (
 
 // Stream sanitizes chunks of one output stream. The zero value is ready.
 type Stream struct {
+	// KeepCR keeps carriage returns, which are otherwise removed (Forge
+	// keeps them, FORGE_FACTS.md; I-EXE-12 allows both).
+	KeepCR bool
+
 	st      state
 	pending []byte // an incomplete UTF-8 sequence from the previous chunk
 }
@@ -33,7 +38,7 @@ type Stream struct {
 // Write returns the sanitized text of chunk. Text that cannot be decided
 // yet (an incomplete UTF-8 character at the end) is held for the next call.
 func (s *Stream) Write(chunk string) string {
-	if s.st == text && len(s.pending) == 0 && clean(chunk) {
+	if s.st == text && len(s.pending) == 0 && clean(chunk, s.KeepCR) {
 		return chunk // the common case: nothing to remove, nothing held
 	}
 	var b strings.Builder
@@ -143,7 +148,7 @@ func (s *Stream) text(b *strings.Builder, r rune, invalid bool, raw string) {
 		s.st = csi
 	case r == 0x90 || r == 0x9d || r == 0x98 || r == 0x9e || r == 0x9f:
 		s.st = str
-	case r == '\n' || r == '\t':
+	case r == '\n' || r == '\t' || r == '\r' && s.KeepCR:
 		b.WriteRune(r)
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 		// other C0 (carriage return included), DEL and C1: removed
@@ -160,17 +165,30 @@ func plainASCII(c byte) bool {
 
 // String sanitizes one complete string.
 func String(s string) string {
-	if clean(s) {
+	if clean(s, false) {
 		return s
 	}
 	var st Stream
 	return st.Write(s) + st.Flush()
 }
 
-// clean reports whether s needs no change: valid UTF-8 without a control.
-func clean(s string) bool {
+// StringKeepingCR is String, except that carriage returns are kept.
+func StringKeepingCR(s string) string {
+	if clean(s, true) {
+		return s
+	}
+	st := Stream{KeepCR: true}
+	return st.Write(s) + st.Flush()
+}
+
+// clean reports whether s needs no change: valid UTF-8 without a control
+// (a carriage return is allowed when keepCR is set).
+func clean(s string, keepCR bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c == '\r' && keepCR {
+			continue
+		}
 		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 {
 			if c >= 0x80 {
 				return cleanUTF8(s[i:])

@@ -64,3 +64,33 @@ func TestNoControlSurvives(t *testing.T) {
 		}
 	}
 }
+
+// Stream.KeepCR and StringKeepingCR keep carriage returns (Forge's
+// sanitizer, I-EXE-12) and remove everything String removes.
+func TestKeepCR(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"CR kept", "a\r\nb\rc", "a\r\nb\rc"},
+		{"only CR", "\r", "\r"},
+		{"other controls removed", "a\r\x1b[31mb\x00c\x7fd\u009be", "a\rbcd"},
+		{"CR in a sequence is not text", "a\x1b]0;t\rx\x07b", "ab"},
+		{"unicode and CR", "é\r✓", "é\r✓"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := StringKeepingCR(tc.in); got != tc.want {
+				t.Errorf("StringKeepingCR(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			st := Stream{KeepCR: true}
+			var b strings.Builder
+			for _, r := range tc.in { // one rune per chunk
+				b.WriteString(st.Write(string(r)))
+			}
+			if got := b.String() + st.Flush(); got != tc.want {
+				t.Errorf("Stream{KeepCR} over %q = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	if got := String("a\rb"); got != "ab" {
+		t.Errorf("String removes CR: got %q", got)
+	}
+}

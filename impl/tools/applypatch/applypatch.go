@@ -76,6 +76,21 @@ type Tool struct {
 	// patching" for a missing file not read in the conversation, as for
 	// any file not read.
 	MissingFile string
+	// Dialect, when set, reads and applies patches its own way instead of
+	// package lp1's (impl/forgelike sets Forge's, FORGE_FACTS.md): every
+	// parse, decode and apply goes through it, and its errors are the
+	// whole PatchFailed message (no line prefix, no advice). Sandbox,
+	// stale-file checks, creation policy and the atomic commit stay the
+	// tool's. nil is LP1 as package lp1 reads it.
+	Dialect Dialect
+}
+
+// Dialect is another reading of LP1 (Tool.Dialect): how a patch parses,
+// how file bytes decode, and how a section's operations apply.
+type Dialect interface {
+	Parse(patch string) (*lp1.Patch, error)
+	Decode(content []byte) (lp1.File, error)
+	Apply(f lp1.File, ops []lp1.Op) (lp1.File, error)
 }
 
 // Missing-file policies.
@@ -118,12 +133,12 @@ func (Tool) Timeout(cfg config.Config) time.Duration { return tool.FileOperation
 // patch exactly as Execute does and touches no file (FR-REG-01a); a patch
 // that does not parse is BadArgs, so the call is pre-resolved without a
 // prompt.
-func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+func (t Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
 	text, err := prepare(raw, c)
 	if err != nil {
 		return "", err
 	}
-	p, err := lp1.Parse(text)
+	p, err := t.parse(text)
 	if err != nil {
 		return "", toolerr.New(toolerr.BadArgs, "the patch is not valid LP1: %v; fix the patch (see LP1.md)", err)
 	}
@@ -204,6 +219,30 @@ func distinctPaths(p *lp1.Patch) []string {
 	return out
 }
 
+// PreflightPaths names the distinct section paths of a call's patch, so
+// that the planner validates them with the sandbox before prompting
+// (FR-VAL-02 "sandbox preflight for path-based tools", FR-VAL-07); a patch
+// that does not parse names none (the call then fails on its own).
+func PreflightPaths(raw json.RawMessage) []string {
+	text, err := parseArgs(raw)
+	if err != nil {
+		return nil
+	}
+	p, err := lp1.Parse(text)
+	if err != nil {
+		return nil
+	}
+	return distinctPaths(p)
+}
+
+// parse parses text with the Dialect, or with package lp1.
+func (t Tool) parse(text string) (*lp1.Patch, error) {
+	if t.Dialect != nil {
+		return t.Dialect.Parse(text)
+	}
+	return lp1.Parse(text)
+}
+
 // Execute applies the patch; see the package documentation for the steps.
 // Failures are *toolerr.Error values: Timeout or Cancelled when the ctx
 // ends before anything is renamed into place (once renaming starts, the
@@ -213,7 +252,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err != nil {
 		return "", err
 	}
-	p, err := lp1.Parse(text)
+	p, err := t.parse(text)
 	if err != nil {
 		return "", &toolerr.Error{Kind: toolerr.PatchFailed, Message: err.Error()}
 	}
@@ -233,7 +272,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		if err := ctx.Err(); err != nil {
 			return "", ctxError(err)
 		}
-		if err := stage(f); err != nil {
+		if err := stage(f, t.Dialect); err != nil {
 			return "", err
 		}
 	}

@@ -176,8 +176,12 @@ func checkNew(f *file, c *tool.Ctx) error {
 	return nil
 }
 
-// stage applies f's sections to its content in memory (I-AP-03).
-func stage(f *file) error {
+// stage applies f's sections to its content in memory (I-AP-03), with d
+// when it is not nil.
+func stage(f *file, d Dialect) error {
+	if d != nil {
+		return stageDialect(f, d)
+	}
 	cur, err := lp1.Decode(f.orig)
 	if err != nil {
 		return f.failed(f.firstLine(), "%s cannot be patched: %v; LP1 edits files with consistent LF or CRLF line endings only", f.path, err)
@@ -187,6 +191,19 @@ func stage(f *file) error {
 		if err != nil {
 			return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 		}
+	}
+	f.next = cur.Encode()
+	return nil
+}
+
+// stageDialect is stage with a Dialect: its errors are the whole message.
+func stageDialect(f *file, d Dialect) error {
+	cur, err := d.Decode(f.orig)
+	for i := 0; err == nil && i < len(f.sections); i++ {
+		cur, err = d.Apply(cur, f.sections[i].Ops)
+	}
+	if err != nil {
+		return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 	}
 	f.next = cur.Encode()
 	return nil
