@@ -82,12 +82,14 @@ func TestRunnerCrashLeavesNothing(t *testing.T) {
 	}
 	_ = cmd.Wait()
 
-	// The crash left everything behind.
+	// The crash left everything behind (another test process's runner
+	// may sweep the mount, the cgroup and the processes first; the temp
+	// dir, in this test's TMPDIR, waits for ours).
 	after := findLeft(t, runner, tmp, pidFile, owned)
-	if !after.any() || !alive(left.grandchild) {
-		t.Fatalf("the killed runner left nothing (%+v): nothing to test", after)
+	if len(after.dirs) == 0 {
+		t.Fatalf("the killed runner left no temp dir (%+v): nothing to test", after)
 	}
-	t.Logf("the killed runner left %+v", after)
+	t.Logf("the killed runner left %+v (grandchild alive: %v)", after, alive(left.grandchild))
 
 	// The next runner sweeps it.
 	next := exec.Command(bin, "--run", "list_directory/default-args")
@@ -118,10 +120,6 @@ type crashLeft struct {
 	cgroup     string
 	dirs       []string
 	mounts     []string
-}
-
-func (l crashLeft) any() bool {
-	return l.cgroup != "" || len(l.dirs) > 0 || len(l.mounts) > 0 || len(l.procs) > 0
 }
 
 // remove kills and removes l, after a failed test.
