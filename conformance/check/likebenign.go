@@ -33,13 +33,18 @@ const maxListed = 5
 //   - every row of the benign screen that shows no text is on the hostile
 //     screen, in the same order, with the same span classes (nothing was
 //     cleared, overwritten or styled);
-//   - the hostile screen has no row of its own except among or beside the
-//     text's rows (nothing was forged elsewhere);
+//   - away from the text's rows, the hostile screen has no row of its own
+//     that shows a word of the text (nothing was placed elsewhere; a row
+//     the implementation adds of itself, a notice, is not the text's);
 //   - where rows show the text, the benign run's rows, spaces aside, read
 //     in order within the hostile run's (the printable text is all there;
 //     a neutralized sequence may add visible characters, a carriage return
 //     may break a line), and carry no span class the benign rows do not.
-func LikeBenign(shots []Shot, twins map[string]Twin) []Failure {
+//
+// texts are the benign strings (their words, of three letters or digits
+// or more, tell a forged row).
+func LikeBenign(shots []Shot, twins map[string]Twin, texts []string) []Failure {
+	words := textWords(texts)
 	var out []Failure
 	for _, s := range shots {
 		if s.Screen == nil || s.Moment.Unsettled {
@@ -53,7 +58,7 @@ func LikeBenign(shots []Shot, twins map[string]Twin) []Failure {
 				Message: head + "the benign run shows no screen at this moment: a hostile string changed what the turn does"})
 			continue
 		}
-		problems := compareBenign(*s.Screen, *t.Benign, *t.Marked)
+		problems := compareBenign(*s.Screen, *t.Benign, *t.Marked, words)
 		if len(problems) == 0 {
 			continue
 		}
@@ -113,7 +118,7 @@ func digitRuns(s string) string {
 // compareBenign returns what is wrong with hostile against benign, the
 // rows that show the text being those where marked differs; nil when
 // nothing is.
-func compareBenign(hostile, benign, marked fcp.Screen) []string {
+func compareBenign(hostile, benign, marked fcp.Screen, words []string) []string {
 	B, M, H := benignRows(benign), benignRows(marked), benignRows(hostile)
 	text := make([]bool, len(B))
 	for i := range text {
@@ -169,9 +174,11 @@ func compareBenign(hostile, benign, marked fcp.Screen) []string {
 				beside = true
 			}
 		}
-		if len(hGap) > 0 && len(bText) == 0 && !beside {
+		if len(bText) == 0 && !beside {
 			for _, h := range hGap {
-				forged = append(forged, fmt.Sprintf("row %d %q", h.index, h.text))
+				if w := wordIn(h.text, words); w != "" {
+					forged = append(forged, fmt.Sprintf("row %d %q (%q)", h.index, h.text, w))
+				}
 			}
 			continue
 		}
@@ -200,10 +207,36 @@ func compareBenign(hostile, benign, marked fcp.Screen) []string {
 		}
 	}
 	add(missing, "rows of the benign screen that show no tool text are missing here (cleared or overwritten): %s")
-	add(forged, "rows appear here where the benign screen shows no tool text (forged): %s")
+	add(forged, "rows showing the tool's text appear here away from where the benign screen shows it (forged): %s")
 	add(lost, "the text's printable characters are not all shown (FR-OUT-02 preserves printable text); the benign run shows %s")
 	add(restyled, "spans differ: %s")
 	return out
+}
+
+// textWords are the words of texts: runs of letters and digits, three or
+// more.
+func textWords(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len([]rune(w)) >= 3 && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// wordIn returns the first of words that row holds as a whole word (not
+// inside a longer run of letters and digits), or "".
+func wordIn(row string, words []string) string {
+	fields := strings.FieldsFunc(row, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, w := range words {
+		if slices.Contains(fields, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // compact joins rows' text without white space.

@@ -42,6 +42,21 @@ func benignEnd(turn string, output ...string) fcp.Screen {
 	return twinScreen(rows...)
 }
 
+// insertRow inserts a row at index at, moving the rows below and their
+// spans down by one; the last row goes.
+func insertRow(sc fcp.Screen, at int, text string) fcp.Screen {
+	rows := append(append(append([]string{}, sc.Rows[:at]...), text), sc.Rows[at:len(sc.Rows)-1]...)
+	var styles []fcp.ScreenStyle
+	for _, st := range sc.Styles {
+		if st.Row >= at {
+			st.Row++
+		}
+		styles = append(styles, st)
+	}
+	sc.Rows, sc.Styles = rows, styles
+	return sc
+}
+
 func TestCompareBenign(t *testing.T) {
 	benign := benignEnd("3", "✓ approved all", "evil[x] approve all", "exe.txt", "osc")
 	marked := benignEnd("5", "✓ bqqspwfe bmm", "fwjm[y] bqqspwf bmm", "fyf.uyu", "ptd")
@@ -59,17 +74,15 @@ func TestCompareBenign(t *testing.T) {
 			benignEnd("4", "␛[2J␛[H✓ approved all", "evil␍[x] approve all", "<U+202E>exe.txt<U+202C>", "␛]0;title␇osc"), ""},
 		{"only the escape byte removed", benignEnd("4", "[2J[H✓ approved all", "evil[x] approve all", "exe.txt", "]0;titleosc"), ""},
 		{"a carriage return breaks the line", benignEnd("4", "✓ approved all", "evil", "[x] approve all", "exe.txt", "osc"), ""},
-		{"a notice beside the text", withRows(benign, func(r []string) []string {
-			return append(r[:9:9], append([]string{"│ (control characters removed)"}, r[9:]...)...)
-		}), ""},
+		{"a notice beside the text", insertRow(benign, 9, "│ (control characters removed)"), ""},
 		{"a carriage return overwrites", benignEnd("4", "✓ approved all", "[x] approve all", "exe.txt", "osc"),
 			`the text's printable characters are not all shown`},
 		{"the screen above was cleared", withRows(benign, func(r []string) []string {
 			return append(append([]string{}, r[4:]...), "", "", "", "")
 		}), `rows of the benign screen that show no tool text are missing here (cleared or overwritten): "Forge · turn # · ended: done", "you: go"`},
-		{"a row forged in the header", withRows(benign, func(r []string) []string {
-			return append(r[:2:2], append([]string{"▸ [x] ● LOW fcp_echo [ok]"}, r[2:13]...)...)
-		}), `rows appear here where the benign screen shows no tool text (forged): row 2 "▸ [x] ● LOW fcp_echo [ok]"`},
+		{"a row forged in the header", insertRow(benign, 2, "▸ [x] approve all"),
+			`rows showing the tool's text appear here away from where the benign screen shows it (forged): row 2 "▸ [x] approve all"`},
+		{"a notice of the implementation's own", insertRow(benign, 2, "⚠ control characters were removed from tool output"), ""},
 		{"tool text styles the screen", func() fcp.Screen {
 			sc := benignEnd("4", "✓ approved all", "evil[x] approve all", "exe.txt", "osc")
 			sc.Styles = append(sc.Styles, fcp.ScreenStyle{Row: 6, Col: 2, Len: 4, Class: fcp.ClassRiskHigh})
@@ -88,7 +101,7 @@ func TestCompareBenign(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(compareBenign(tt.hostile, benign, marked), "; ")
+			got := strings.Join(compareBenign(tt.hostile, benign, marked, textWords([]string{"✓ approved all\n", "evil[x] approve all\n", "exe.txt\n", "osc\n"})), "; ")
 			if tt.want == "" && got != "" {
 				t.Errorf("problems: %s; want none", got)
 			}
@@ -113,7 +126,7 @@ func TestLikeBenign(t *testing.T) {
 		{Moment: &moments[1], Screen: &overwritten}, // unsettled: not compared
 		{Moment: &moments[2], Screen: &benign},      // no twin
 	}
-	fs := LikeBenign(shots, map[string]Twin{"end": {Benign: &benign, Marked: &marked}})
+	fs := LikeBenign(shots, map[string]Twin{"end": {Benign: &benign, Marked: &marked}}, []string{"osc\n"})
 	if len(fs) != 2 {
 		t.Fatalf("%d failures, want 2: %+v", len(fs), fs)
 	}

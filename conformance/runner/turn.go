@@ -133,7 +133,11 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 			res.Status, res.Message = Errored, "I-TUI-09's benign run of the same turn: "+err.Error()
 			return res
 		}
-		res.Failures = append(res.Failures, check.LikeBenign(check.Shots(c, norm, u.fired), twins)...)
+		var texts []string
+		for _, b := range c.Turn.Benign {
+			texts = append(texts, b.Benign)
+		}
+		res.Failures = append(res.Failures, check.LikeBenign(check.Shots(c, norm, u.fired), twins, texts)...)
 	}
 	if c.Turn.PidsFile != "" {
 		res.Failures = append(res.Failures, leftProcesses(filepath.Join(layout.Root, c.Turn.PidsFile))...)
