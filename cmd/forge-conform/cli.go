@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
@@ -36,7 +34,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withStopSignals(context.Background())
 	defer stop()
 	var err error
 	code := exitOK
@@ -70,6 +68,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
+	}
+	var sb stoppedBy
+	if errors.As(err, &sb) {
+		fmt.Fprintf(stderr, "forge-conform: %v\n", err)
+		return sb.exitCode()
 	}
 	if err != nil {
 		var ue usageError

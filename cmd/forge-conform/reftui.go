@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/reference"
@@ -26,7 +28,9 @@ import (
 // request (PROTOCOL.md §9.1) read from turnFile; its working directory is
 // workdir when given, else the fixture's root or the request's
 // ctx.working_dir when absolute, else a fresh temporary directory. The
-// fcp_* test tools are registered.
+// fcp_* test tools are registered. The temp dirs are removed on every
+// exit, a stop signal's included (SIGHUP, SIGINT, SIGTERM: run exits
+// 128+signal); after a SIGKILL the next runner sweeps them (package leftover).
 func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, workdir string, stdin io.Reader, stdout io.Writer) (int, error) {
 	var req fcp.TurnRequest
 	switch {
@@ -37,7 +41,7 @@ func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, wor
 		if err != nil {
 			return exitHarness, err
 		}
-		dir, err := os.MkdirTemp("", "forge-conform-tui-")
+		dir, err := os.MkdirTemp("", leftover.Name("tui"))
 		if err != nil {
 			return exitHarness, fmt.Errorf("ref --tui: creating the fixture's directory: %w", err)
 		}
@@ -74,7 +78,7 @@ func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, wor
 		}
 		req.Ctx.WorkingDir = abs
 	case !filepath.IsAbs(req.Ctx.WorkingDir):
-		dir, err := os.MkdirTemp("", "forge-conform-tui-")
+		dir, err := os.MkdirTemp("", leftover.Name("tui"))
 		if err != nil {
 			return exitHarness, fmt.Errorf("ref --tui: creating a working directory: %w", err)
 		}
@@ -89,7 +93,10 @@ func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, wor
 	if req.Seq == 0 {
 		req.Seq = 1
 	}
-	popts := []tea.ProgramOption{tea.WithAltScreen()}
+	// A stop signal (the terminal hangs up, ctrl+c outside raw mode, kill)
+	// cancels ctx (withStopSignals): the program ends, the turn is
+	// cancelled, the temp dirs are removed, and run exits 128+signal.
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if f, ok := stdin.(*os.File); ok {
 		popts = append(popts, tea.WithInput(f))
 	}
@@ -97,6 +104,10 @@ func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, wor
 	out, err := tui.Run(ctx, func(ctx context.Context, ui executor.UI) (executor.Outcome, error) {
 		return ref.Turn(ctx, req, ui)
 	}, tui.Options{Seq: req.Seq, ProgramOptions: popts})
+	var sb stoppedBy
+	if errors.As(context.Cause(ctx), &sb) {
+		return exitHarness, sb
+	}
 	if err != nil {
 		return exitHarness, err
 	}

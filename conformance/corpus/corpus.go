@@ -481,6 +481,9 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 			if k.Tool == "" {
 				k.Tool = OpTurn
 			}
+			if err := k.Turn.checkBenign(); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
+			}
 		}
 		if k.Tool == "" {
 			return nil, fmt.Errorf("%s: case %q names no tool: set \"tool\" on the case or in \"defaults\"", name, k.Name)

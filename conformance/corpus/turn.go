@@ -2,6 +2,9 @@ package corpus
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -38,6 +41,16 @@ type TurnSpec struct {
 	// (spec/PROTOCOL.md §11), in any order; a case with screens needs the
 	// screen op.
 	Screens []ScreenMoment `json:"screens,omitempty"`
+	// Benign pairs each hostile string of the model script with its benign
+	// twin: the same printable text without the control sequences and
+	// bidi characters (I-TUI-09). The runner then also plays the benign
+	// turn (every hostile string replaced) and its marked twin (the benign
+	// text with its letters and digits changed, BenignMarked), and each
+	// settled screen of the case must equal the benign run's at the same
+	// moment except on the rows where the text is (those that differ
+	// between the benign and marked runs), which must still show the
+	// benign text (check.LikeBenign).
+	Benign []BenignText `json:"benign,omitempty"`
 
 	// Durability (spec/PROTOCOL.md §10). A case with Recover steps is a
 	// durability case: the turn and every step get ctx.journal_dir (one
@@ -213,4 +226,119 @@ type RequestExpect struct {
 	// ResultIDs are the ids of the tool results the request sends, in
 	// order.
 	ResultIDs []string `json:"result_ids"`
+}
+
+// BenignText is one hostile string of a model script and its benign twin.
+type BenignText struct {
+	Hostile string `json:"hostile"`
+	Benign  string `json:"benign"`
+}
+
+// BenignModel returns the model script with every string value equal to a
+// pair's Hostile replaced by its Benign, or, when marked, by
+// Marked(Benign).
+func (t *TurnSpec) BenignModel(marked bool) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(t.Model, &v); err != nil {
+		return nil, err
+	}
+	to := map[string]string{}
+	for _, b := range t.Benign {
+		to[b.Hostile] = b.Benign
+		if marked {
+			to[b.Hostile] = Marked(b.Benign)
+		}
+	}
+	return json.Marshal(replaceStrings(v, to))
+}
+
+// replaceStrings replaces the string values of v found in to.
+func replaceStrings(v any, to map[string]string) any {
+	switch x := v.(type) {
+	case string:
+		if r, ok := to[x]; ok {
+			return r
+		}
+	case []any:
+		for i := range x {
+			x[i] = replaceStrings(x[i], to)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = replaceStrings(x[k], to)
+		}
+	}
+	return v
+}
+
+// hasString reports whether s is a string value in v.
+func hasString(v any, s string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == s
+	case []any:
+		for _, e := range x {
+			if hasString(e, s) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasString(e, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Marked is s with each ASCII letter and digit replaced by the next one
+// (a by b, z by a, Z by A, 9 by 0): text of the same shape that differs
+// wherever s has a letter or digit.
+func Marked(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == 'z', r == 'Z':
+			return r - 25
+		case r == '9':
+			return '0'
+		case r >= 'a' && r < 'z', r >= 'A' && r < 'Z', r >= '0' && r < '9':
+			return r + 1
+		}
+		return r
+	}, s)
+}
+
+// checkBenign checks the benign pairs of a turn: each hostile string is a
+// string of the model script, each benign one holds no control character
+// but the line feed and no bidi character, and each of its non-blank lines
+// has an ASCII letter or digit (so that the marked twin differs there).
+func (t *TurnSpec) checkBenign() error {
+	if len(t.Benign) == 0 {
+		return nil
+	}
+	if len(t.Screens) == 0 {
+		return errors.New("\"benign\" compares screens: the turn needs \"screens\"")
+	}
+	var v any
+	if err := json.Unmarshal(t.Model, &v); err != nil {
+		return err
+	}
+	for i, b := range t.Benign {
+		if !hasString(v, b.Hostile) {
+			return fmt.Errorf("benign[%d].hostile %q is not a string of the model script: copy it exactly", i, b.Hostile)
+		}
+		for _, r := range b.Benign {
+			if (r < 0x20 && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == 0x200e || r == 0x200f || r == 0x061c ||
+				(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				return fmt.Errorf("benign[%d].benign holds %U: the benign twin has no control (but the line feed) or bidi character", i, r)
+			}
+		}
+		for _, line := range strings.Split(b.Benign, "\n") {
+			if strings.TrimSpace(line) != "" && Marked(line) == line {
+				return fmt.Errorf("benign[%d].benign line %q has no ASCII letter or digit: its rows cannot be told apart from the rest of the screen", i, line)
+			}
+		}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package fcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,7 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
+
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 )
 
 // A tree confines every process an implementation starts, so that finish
@@ -64,7 +66,7 @@ func newSubreaperTree() *tree {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	return &tree{fd: -1, marker: treeMarkerVar + "=" + hex.EncodeToString(b[:])}
+	return &tree{fd: -1, marker: treeMarkerVar + "=" + leftover.Name("tree") + hex.EncodeToString(b[:])}
 }
 
 // newCgroupTree creates a cgroup for one implementation below the runner's
@@ -74,7 +76,7 @@ func newCgroupTree() (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(parent, "forge-conform-")
+	dir, err := os.MkdirTemp(parent, leftover.Name("impl"))
 	if err != nil {
 		return nil, fmt.Errorf("creating a cgroup under %s: %w", parent, err)
 	}
@@ -107,47 +109,16 @@ func ownCgroup() (string, error) {
 
 // cgroup2Mount returns where the cgroup v2 hierarchy is mounted.
 func cgroup2Mount() (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	ms, err := mountinfo.GetMounts(func(m *mountinfo.Info) (skip, stop bool) {
+		return m.FSType != "cgroup2" || m.Root != "/", false
+	})
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER
-		fields := strings.Fields(sc.Text())
-		for i, fld := range fields {
-			if fld == "-" && i+1 < len(fields) && i >= 5 {
-				if fields[i+1] == "cgroup2" && fields[3] == "/" {
-					return unescapeMount(fields[4]), nil
-				}
-				break
-			}
-		}
+	if len(ms) == 0 {
+		return "", errors.New("no cgroup2 filesystem mounted")
 	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", errors.New("no cgroup2 filesystem mounted")
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space...).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return ms[0].Mountpoint, nil
 }
 
 // mode says how the tree confines, for messages and tests.
@@ -178,27 +149,29 @@ func (t *tree) apply(cmd *exec.Cmd) {
 func (t *tree) kill(leader int) {
 	killGroup(leader)
 	if t.cgroup != "" {
-		if err := os.WriteFile(filepath.Join(t.cgroup, "cgroup.kill"), []byte("1"), 0); err != nil {
-			t.freezeKill()
-		}
+		killCgroup(t.cgroup)
 		return
 	}
 	t.sweep(leader)
 }
 
-// freezeKill kills each member of a frozen cgroup (kernels without
-// cgroup.kill), so none can fork in between.
-func (t *tree) freezeKill() {
-	freeze := filepath.Join(t.cgroup, "cgroup.freeze")
+// killCgroup sends SIGKILL to every process of the cgroup dir: through
+// cgroup.kill, or, on kernels without it, to each member of the frozen
+// cgroup, so none can fork in between.
+func killCgroup(dir string) {
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err == nil {
+		return
+	}
+	freeze := filepath.Join(dir, "cgroup.freeze")
 	_ = os.WriteFile(freeze, []byte("1"), 0)
 	deadline := time.Now().Add(killWait)
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(t.cgroup, "cgroup.events")); err != nil || bytes.Contains(b, []byte("frozen 1")) {
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.events")); err != nil || bytes.Contains(b, []byte("frozen 1")) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if b, err := os.ReadFile(filepath.Join(t.cgroup, "cgroup.procs")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
 		for _, f := range strings.Fields(string(b)) {
 			if pid, err := strconv.Atoi(f); err == nil {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -297,17 +270,81 @@ func (t *tree) release() {
 		_ = unix.Close(t.fd)
 		t.fd = -1
 	}
-	if t.cgroup == "" {
-		return
+	if t.cgroup != "" {
+		_ = removeCgroup(t.cgroup)
 	}
-	// The kernel empties a killed cgroup a moment after its last member is
-	// reaped: retry briefly, then less often.
+}
+
+// removeCgroup removes the cgroup dir once its processes are gone. The
+// kernel empties a killed cgroup a moment after its last member is reaped:
+// it retries briefly, then less often, for up to killWait.
+func removeCgroup(dir string) error {
 	deadline := time.Now().Add(killWait)
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
-		err := os.Remove(t.cgroup)
-		if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-			return
+		err := os.Remove(dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
 		}
 		time.Sleep(wait)
 	}
+}
+
+// Sweep kills and removes what implementations of crashed runners left
+// (package leftover): the cgroups below the runner's own cgroup whose
+// runner died, with every process still in them, and, for the subreaper
+// fallback, the processes whose marker names a dead runner. A live
+// runner's cgroups and processes are left alone. It returns what it
+// removed, for a note.
+func Sweep() []string {
+	var done []string
+	if parent, err := ownCgroup(); err == nil {
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			kind, o, ok := leftover.Parse(e.Name())
+			if !ok || kind != "impl" || !e.IsDir() || !o.Dead() {
+				continue
+			}
+			dir := filepath.Join(parent, e.Name())
+			killCgroup(dir)
+			if removeCgroup(dir) == nil {
+				done = append(done, "cgroup "+dir)
+			}
+		}
+	}
+	for _, pid := range strayMarked() {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			done = append(done, fmt.Sprintf("process %d", pid))
+		}
+	}
+	return done
+}
+
+// strayMarked lists the live processes whose tree marker names a dead
+// runner.
+func strayMarked() []int {
+	var out []int
+	dirs, _ := os.ReadDir("/proc")
+	prefix := []byte(treeMarkerVar + "=")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, prefix); ok {
+				if kind, o, ok := leftover.Parse(string(v)); ok && kind == "tree" && o.Dead() && Alive(pid) {
+					out = append(out, pid)
+				}
+				break
+			}
+		}
+	}
+	return out
 }

@@ -3,11 +3,17 @@ package fcpclient
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -76,15 +82,96 @@ func TestTreeKillsSetsidGrandchild(t *testing.T) {
 	}
 }
 
-func TestUnescapeMount(t *testing.T) {
-	for in, want := range map[string]string{
-		"/sys/fs/cgroup":         "/sys/fs/cgroup",
-		`/mnt/with\040space`:     "/mnt/with space",
-		`/odd\134name`:           `/odd\name`,
-		filepath.Join("/a", "b"): "/a/b",
-	} {
-		if got := unescapeMount(in); got != want {
-			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
-		}
+// deadOwner is the owner of a process that has exited and been reaped.
+func deadOwner(t *testing.T) leftover.Owner {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
 	}
+	self := leftover.Self()
+	return leftover.Owner{Pid: cmd.Process.Pid, Start: self.Start, NS: self.NS}
+}
+
+// sleeper starts `sleep 300` with the extra environment, in the cgroup
+// cgroupDir when given; the test's cleanup kills and reaps it.
+func sleeper(t *testing.T, cgroupDir string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "300")
+	cmd.Env = append(os.Environ(), env...)
+	if cgroupDir != "" {
+		fd, err := unix.Open(cgroupDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start a process in cgroup %s: %v", cgroupDir, err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// TestSweep: the cgroups and marked processes of a dead runner are killed
+// and removed; a live runner's stay.
+func TestSweep(t *testing.T) {
+	dead := deadOwner(t)
+	t.Run("marked processes", func(t *testing.T) {
+		stray := sleeper(t, "", treeMarkerVar+"=forge-conform-tree@"+dead.String()+"-0123")
+		mine := sleeper(t, "", treeMarkerVar+"="+leftover.Name("tree")+"0123")
+		deadline := time.Now().Add(5 * time.Second)
+		for !slices.Contains(strayMarked(), stray.Process.Pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // until exec has put the marker in place
+		}
+		swept := Sweep()
+		if !slices.Contains(swept, "process "+strconv.Itoa(stray.Process.Pid)) {
+			t.Errorf("Sweep removed %q; want the stray process %d among them", swept, stray.Process.Pid)
+		}
+		if err := stray.Wait(); err == nil {
+			t.Error("the stray process exited 0; want it killed")
+		}
+		if !Alive(mine.Process.Pid) {
+			t.Error("Sweep killed a live runner's process")
+		}
+	})
+	t.Run("cgroups", func(t *testing.T) {
+		parent, err := ownCgroup()
+		if err == nil {
+			var probe *tree
+			if probe, err = newCgroupTree(); err == nil {
+				probe.release()
+			}
+		}
+		if err != nil {
+			t.Skipf("cgroup v2 not writable here: %v", err)
+		}
+		stale := filepath.Join(parent, "forge-conform-impl@"+dead.String()+"-0123")
+		live, err := os.MkdirTemp(parent, leftover.Name("impl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(stale, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = removeCgroup(live); _ = removeCgroup(stale) })
+		inStale, inLive := sleeper(t, stale), sleeper(t, live)
+		swept := Sweep()
+		if !slices.Contains(swept, "cgroup "+stale) {
+			t.Errorf("Sweep removed %q; want cgroup %s among them", swept, stale)
+		}
+		if err := inStale.Wait(); err == nil {
+			t.Error("the stale cgroup's process exited 0; want it killed")
+		}
+		if _, err := os.Stat(stale); !os.IsNotExist(err) {
+			t.Errorf("the stale cgroup is still there: %v", err)
+		}
+		if !Alive(inLive.Process.Pid) {
+			t.Error("Sweep killed a process of a live runner's cgroup")
+		}
+		if _, err := os.Stat(live); err != nil {
+			t.Errorf("Sweep removed a live runner's cgroup: %v", err)
+		}
+	})
 }

@@ -31,19 +31,30 @@
 package fusefault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
+
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 )
+
+// fsSubtype makes the mounts' type fuse.fusefault; their source names the
+// process that serves them (package leftover).
+const fsSubtype = "fusefault"
 
 // The operations a Fault can name (fixture.Fault's Op).
 const (
@@ -140,8 +151,8 @@ func New(src, mnt string, faults []Fault) (*Mount, error) {
 		AttrTimeout:     &zero,
 		NegativeTimeout: &zero,
 		MountOptions: fuse.MountOptions{
-			FsName:      "forge-conform",
-			Name:        "fusefault",
+			FsName:      strings.TrimSuffix(leftover.Name("fuse"), "-"), // the owner, for Sweep
+			Name:        fsSubtype,
 			DirectMount: true,
 		},
 	}
@@ -170,6 +181,59 @@ func (m *Mount) Unmount() error {
 	}
 	m.server = nil
 	return nil
+}
+
+// Sweep unmounts the fusefault mounts whose serving process died (a runner
+// killed with SIGKILL leaves its mounts behind, each answering
+// "transport endpoint is not connected", or hanging when a process that
+// inherited the FUSE descriptor still holds it): it aborts the connection
+// (as root), detaches the mount lazily and removes the mount point when
+// empty. Mounts of live processes, and those of processes in another pid
+// namespace, are left alone. It returns the mount points it unmounted.
+func Sweep() ([]string, error) {
+	mounts, err := mountinfo.GetMounts(mountinfo.FSTypeFilter("fuse." + fsSubtype))
+	if err != nil {
+		return nil, fmt.Errorf("fusefault: reading the mount table: %w", err)
+	}
+	var done []string
+	var errs []error
+	for _, m := range mounts {
+		if kind, o, ok := leftover.Parse(m.Source); !ok || kind != "fuse" || !o.Dead() {
+			continue
+		}
+		// A connection whose descriptor a stray process still holds
+		// hangs every access until it is aborted (/sys/fs/fuse/connections
+		// names it by the kernel's device number, major<<20 | minor).
+		dev := strconv.FormatUint(uint64(m.Major)<<20|uint64(m.Minor), 10)
+		_ = os.WriteFile(filepath.Join("/sys/fs/fuse/connections", dev, "abort"), []byte("1"), 0)
+		if err := detach(m.Mountpoint); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_ = os.Remove(m.Mountpoint)
+		done = append(done, m.Mountpoint)
+	}
+	return done, errors.Join(errs...)
+}
+
+// detach unmounts dir lazily: umount2(MNT_DETACH) as root, else
+// fusermount3 -u -z (or fusermount).
+func detach(dir string) error {
+	err := unix.Unmount(dir, unix.MNT_DETACH)
+	if err == nil || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOENT) {
+		return nil // done, or no longer a mount point
+	}
+	for _, tool := range []string{"fusermount3", "fusermount"} {
+		if path, lerr := exec.LookPath(tool); lerr == nil {
+			out, ferr := exec.Command(path, "-u", "-z", dir).CombinedOutput()
+			if ferr == nil {
+				return nil
+			}
+			err = fmt.Errorf("%w; %s -u -z: %v: %s", err, tool, ferr, bytes.TrimSpace(out))
+			break
+		}
+	}
+	return fmt.Errorf("fusefault: unmounting the stale mount %s: %w (unmount it by hand: fusermount3 -u -z %s, or umount -l as root)", dir, err, dir)
 }
 
 type key struct{ op, path string }

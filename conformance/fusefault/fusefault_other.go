@@ -31,5 +31,8 @@ func Probe(tmp string) error { return errUnsupported }
 // New fails: FUSE is not supported here.
 func New(src, mnt string, faults []Fault) (*Mount, error) { return nil, errUnsupported }
 
+// Sweep has nothing to unmount here.
+func Sweep() ([]string, error) { return nil, nil }
+
 // Unmount does nothing.
 func (m *Mount) Unmount() error { return nil }

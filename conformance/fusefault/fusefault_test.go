@@ -4,11 +4,16 @@ package fusefault
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/moby/sys/mountinfo"
 )
 
 // mount serves a fresh directory with a few entries through FUSE with
@@ -139,4 +144,78 @@ func execAsNobody(script string) *exec.Cmd {
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	return cmd
+}
+
+// TestSweep: the mount of a process killed with SIGKILL is left behind;
+// Sweep unmounts it and leaves a live process's mount alone.
+func TestSweep(t *testing.T) {
+	if os.Getenv("FUSEFAULT_HELPER_MNT") != "" {
+		return // the helper below runs as TestSweepHelper
+	}
+	_, live := mount(t, nil)
+	dir := t.TempDir()
+	src, mnt := filepath.Join(dir, "src"), filepath.Join(dir, "mnt")
+	if err := errors.Join(os.Mkdir(src, 0o755), os.Mkdir(mnt, 0o755), os.WriteFile(filepath.Join(src, "f"), []byte("x"), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepHelper$")
+	cmd.Env = append(os.Environ(), "FUSEFAULT_HELPER_SRC="+src, "FUSEFAULT_HELPER_MNT="+mnt)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the helper did not mount: %q, %v", line, err)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if !mounted(t, mnt) {
+		t.Fatal("the killed helper's mount is gone before Sweep: nothing to test")
+	}
+	swept, err := Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(swept, mnt) {
+		t.Errorf("Sweep unmounted %q, want %s among them", swept, mnt)
+	}
+	if mounted(t, mnt) {
+		t.Errorf("%s is still mounted", mnt)
+	}
+	if _, err := os.Stat(mnt); !os.IsNotExist(err) {
+		t.Errorf("the mount point %s is still there: %v", mnt, err)
+	}
+	if !mounted(t, live) {
+		t.Errorf("Sweep unmounted %s, which a live process serves", live)
+	}
+}
+
+// TestSweepHelper mounts $FUSEFAULT_HELPER_SRC at $FUSEFAULT_HELPER_MNT,
+// says ready and waits to be killed (for TestSweep).
+func TestSweepHelper(t *testing.T) {
+	src, mnt := os.Getenv("FUSEFAULT_HELPER_SRC"), os.Getenv("FUSEFAULT_HELPER_MNT")
+	if mnt == "" {
+		t.Skip("a helper of TestSweep")
+	}
+	if _, err := New(src, mnt, nil); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Print("ready\n")
+	select {}
+}
+
+// mounted reports whether dir is a fusefault mount point.
+func mounted(t *testing.T, dir string) bool {
+	t.Helper()
+	ms, err := mountinfo.GetMounts(mountinfo.SingleEntryFilter(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ms) == 1 && ms[0].FSType == "fuse."+fsSubtype
 }

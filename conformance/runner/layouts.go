@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/forge-conform/forge-conform/conformance/fixture"
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 )
 
 // Layouts holds materialized fixtures that cases only read, so that
@@ -29,7 +30,7 @@ type layoutOnce struct {
 // NewLayouts creates the directory the fixtures go to, under tempDir
 // (os.TempDir() when empty). Close removes it.
 func NewLayouts(tempDir string) (*Layouts, error) {
-	base, err := os.MkdirTemp(tempDir, "forge-conform-layouts-")
+	base, err := os.MkdirTemp(tempDir, leftover.Name("layouts"))
 	if err != nil {
 		return nil, fmt.Errorf("creating the fixture dir: %w (set TMPDIR to a writable directory)", err)
 	}

@@ -11,7 +11,8 @@
 // line, flood or wrong seq is reported as "errored" with the reason and the
 // tail of its stderr, its process tree is killed (fcpclient), and the next
 // case starts a fresh process. Every temp dir is removed, and every FUSE
-// mount (faults.go) unmounted, by Close.
+// mount (faults.go) unmounted, by Close; what a runner killed with SIGKILL
+// left, the next one's New removes (sweep.go).
 package runner
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fcpclient"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/fusefault"
+	"github.com/forge-conform/forge-conform/conformance/leftover"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -283,7 +285,10 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	}
 	r.caps = r.target.Caps()
 	r.notes = append(r.notes, r.caps.Notes...)
-	base, err := os.MkdirTemp(opts.TempDir, "forge-conform-")
+	if note := sweepNote(Sweep(opts.TempDir)); note != "" {
+		r.notes = append(r.notes, note)
+	}
+	base, err := os.MkdirTemp(opts.TempDir, leftover.Name("run"))
 	if err != nil {
 		r.target.Close()
 		return nil, fmt.Errorf("creating the fixture dir: %w (set TMPDIR to a writable directory)", err)

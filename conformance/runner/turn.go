@@ -87,6 +87,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	shown := NormalizeRequest(fcp.Request{FCP: fcp.Version, Op: fcp.OpTurn, Case: c.FullName(), Ctx: req.Ctx, Config: req.Config}, layout)
 	res.Request = shown
 
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	conv, err := r.target.Open(ctx)
@@ -125,6 +126,19 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	res.Failures = append(res.Failures, u.failures...)
 	res.Failures = append(res.Failures, check.Turn(in)...)
 	res.Failures = append(res.Failures, check.Screens(in, u.fired)...)
+	if len(c.Turn.Benign) > 0 {
+		twins, err := r.benignTwins(parent, c, tc)
+		if err != nil {
+			convErr = err
+			res.Status, res.Message = Errored, "I-TUI-09's benign run of the same turn: "+err.Error()
+			return res
+		}
+		var texts []string
+		for _, b := range c.Turn.Benign {
+			texts = append(texts, b.Benign)
+		}
+		res.Failures = append(res.Failures, check.LikeBenign(check.Shots(c, norm, u.fired), twins, texts)...)
+	}
 	if c.Turn.PidsFile != "" {
 		res.Failures = append(res.Failures, leftProcesses(filepath.Join(layout.Root, c.Turn.PidsFile))...)
 	}
@@ -370,4 +384,69 @@ func (r *Runner) freshCaseLayout(c *corpus.Case, res *Result) (fixture.Layout, f
 		return fixture.Layout{}, nil, false
 	}
 	return layout, cleanup, true
+}
+
+// benignTwins plays c's turn again on conv twice, with its hostile strings
+// replaced by their benign twins and by the marked twins
+// (corpus.TurnSpec.Benign), each on a fresh fixture, and returns the
+// screens of both runs by moment name (I-TUI-09).
+func (r *Runner) benignTwins(ctx context.Context, c *corpus.Case, conv TurnConversation) (map[string]check.Twin, error) {
+	twins := map[string]check.Twin{}
+	for _, marked := range []bool{false, true} {
+		shots, err := r.benignShots(ctx, c, conv, marked)
+		if err != nil {
+			return nil, fmt.Errorf("the %s run: %w", map[bool]string{false: "benign", true: "marked"}[marked], err)
+		}
+		for _, s := range shots {
+			t := twins[s.Moment.Name]
+			if marked {
+				t.Marked = s.Screen
+			} else {
+				t.Benign = s.Screen
+			}
+			twins[s.Moment.Name] = t
+		}
+	}
+	return twins, nil
+}
+
+// benignShots plays c's benign (or marked) turn on a fresh fixture and
+// returns its screens.
+func (r *Runner) benignShots(ctx context.Context, c *corpus.Case, conv TurnConversation, marked bool) ([]check.Shot, error) {
+	model, err := c.Turn.BenignModel(marked)
+	if err != nil {
+		return nil, err
+	}
+	turn := *c.Turn
+	turn.Model = model
+	twin := *c
+	twin.Turn = &turn
+	fx, ok := r.opts.Fixtures[c.Fixture]
+	if !ok {
+		return nil, fmt.Errorf("no fixture %q", c.Fixture)
+	}
+	layout, cleanup, err := r.freshLayout(fx)
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("materializing fixture %q: %w", fx.Name, err)
+	}
+	req, err := turnRequest(&twin, layout, r.config(&twin, layout))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	if r.ops[fcp.OpReset] {
+		if _, err := conv.Do(ctx, fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}, nil); err != nil {
+			return nil, fmt.Errorf("reset: %w", err)
+		}
+	}
+	u := &turnUser{c: twin.Turn, base: layout.Base}
+	log, _, err := conv.Turn(ctx, req, u.on)
+	if err != nil {
+		return nil, err
+	}
+	return check.Shots(&twin, normalizeLog(log, layout), u.fired), nil
 }

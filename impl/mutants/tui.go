@@ -23,6 +23,8 @@ func tuiMutants() []Mutant {
 			tui.Defects{NoWarningBanner: true}, "FR-APR-06", "FR-TUI-01"),
 		m("tui-unsanitized", "strings reach the screen raw: an approval summary's escape sequence and bidi override",
 			tui.Defects{Unsanitized: true}, "FR-OUT-02", "NFR-SEC-05"),
+		m("tui-summary-colour", "a red colour sequence in an approval summary is honoured: the sanitized summary is shown in the high-risk colour",
+			tui.Defects{SummaryColour: true}, "FR-OUT-02", "NFR-SEC-05"),
 		m("tui-51-output-lines", "the output region keeps the last 51 lines",
 			tui.Defects{OutputLines: 51}, "FR-TUI-03"),
 		m("tui-no-denied-reason", "a denied or pre-resolved call shows ⊘ without its reason",

@@ -21,6 +21,10 @@ type Defects struct {
 	NoWarningBanner bool // FR-TUI-01 / FR-APR-06: no run_command banner
 	Unsanitized     bool // FR-OUT-02: strings reach the screen as they are
 	NoDeniedReason  bool // FR-TUI-02: ⊘ without its reason
+	// SummaryColour honours a red colour sequence (SGR 31) in an approval
+	// summary: the summary, sanitized, is shown in the high-risk colour
+	// (FR-OUT-02: the sequence still styles the screen).
+	SummaryColour bool
 	// OutputLines, when > 0, replaces MaxOutputLines (51 breaks FR-TUI-03).
 	OutputLines int
 }
@@ -159,7 +163,12 @@ func (r *renderer) prompt() []row {
 		}
 		line = append(line, seg{fmt.Sprintf("%s [%s]", r.clean(q.Name), r.clean(q.ID)), cls})
 		rows = append(rows, line)
+		red := r.v.Defects.SummaryColour && strings.Contains(q.Summary, "\x1b[31m")
 		for _, l := range wrap(r.clean(q.Summary), w-6) {
+			if red {
+				rows = append(rows, row{{"      ", ""}, {l, fcp.ClassRiskHigh}})
+				continue
+			}
 			rows = append(rows, plain("      "+l))
 		}
 	}
