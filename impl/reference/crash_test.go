@@ -21,6 +21,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/journal"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // These tests crash the reference for real (PROTOCOL.md §10): they build
@@ -66,13 +67,13 @@ type proc struct {
 	in     io.WriteCloser
 	lines  chan []byte
 	stderr bytes.Buffer
-	v      *fcp.Validator
+	v      *fcpschema.Validator
 	vars   map[string]string
 }
 
 func start(t *testing.T, vars map[string]string) *proc {
 	t.Helper()
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
