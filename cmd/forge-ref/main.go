@@ -24,9 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/reference"
@@ -36,9 +34,13 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run serves until the end of stdin. It installs no signal handler:
+// SIGINT and SIGTERM end the process as they end any Go program, which is
+// all a server of FCP/1 needs (the runner ends an implementation by
+// closing its stdin, then by killing its process tree; the journal is
+// built to survive SIGKILL), and asking the runtime to catch signals
+// starts a thread, a tenth of a minimal program's start-up time.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	opts, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -52,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "forge-ref: %v\n", err)
 		return 2
 	}
-	if err := fcpserver.Serve(ctx, stdin, stdout, ref); err != nil {
+	if err := fcpserver.Serve(context.Background(), stdin, stdout, ref); err != nil {
 		fmt.Fprintf(stderr, "forge-ref: %v\n", err)
 		return 2
 	}
