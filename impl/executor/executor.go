@@ -84,6 +84,28 @@ type Defects struct {
 	// keeps the result it already has, a denied one gets the denial, its
 	// side effects done.
 	PromptAfterRunning bool
+	// DisabledRunsCalls runs the calls of a disabled-mode batch as
+	// enabled mode does: the mode only hides the tools (FR-MODE-01).
+	DisabledRunsCalls bool
+	// ParseOnlyRunsReadOnly runs the calls of a parse-only batch whose
+	// tool has no side effect itself and surfaces only the others as
+	// pending (FR-MODE-02).
+	ParseOnlyRunsReadOnly bool
+	// BatchLimitOffByOne lets max_tool_calls_per_batch+1 calls of a batch
+	// run (FR-LIM-01).
+	BatchLimitOffByOne bool
+	// UnknownToolPrompts sends a call of an unknown tool to the
+	// confirmation prompt; it fails as unknown only when it would run
+	// (FR-VAL-02).
+	UnknownToolPrompts bool
+	// SkipSchemaValidation leaves the schema check out of planning: a
+	// call whose tool can still decode its arguments is prompted for and
+	// runs (FR-VAL-01, FR-VAL-02).
+	SkipSchemaValidation bool
+	// SanitizePerChunk sanitizes every output chunk on its own, without
+	// the state of the stream, so an escape sequence split across two
+	// chunks leaves its tail as text (FR-OUT-02).
+	SanitizePerChunk bool
 }
 
 // Turn is one user turn to run.
@@ -260,7 +282,11 @@ func (r *turnRun) from(ctx context.Context, t Turn, sent []fcp.Message, first, b
 		var results []fcp.Message
 		var cancelled bool
 		var err error
-		switch r.env.loop.Mode {
+		mode := r.env.loop.Mode
+		if mode == policy.Disabled && r.e.Defects.DisabledRunsCalls {
+			mode = policy.Enabled
+		}
+		switch mode {
 		case policy.Disabled: // FR-MODE-01, I-EXE-03
 			results, err = r.rejectAll(resp.ToolCalls)
 			if err == nil {
@@ -364,23 +390,39 @@ func (r *turnRun) rejectAll(calls []fcp.ModelCall) ([]fcp.Message, error) {
 // call order (FR-MODE-02, FR-TUI-04).
 func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall) ([]fcp.Message, bool, error) {
 	pending := make([]fcp.PendingCall, 0, len(calls))
+	ran := map[string]Result{} // Defects.ParseOnlyRunsReadOnly
 	for _, c := range calls {
+		if r.e.Defects.ParseOnlyRunsReadOnly {
+			if res, ok, err := r.runReadOnly(ctx, c); err != nil {
+				return nil, false, err
+			} else if ok {
+				ran[c.ID] = res
+				continue
+			}
+		}
 		p := fcp.PendingCall{ID: c.ID, Name: c.Name, Args: c.Args, RawArgs: c.RawArgs}
 		pending = append(pending, p)
 	}
-	if err := r.ui.Event(fcp.TurnLine{Event: fcp.EventPending, Calls: pending}); err != nil {
-		return nil, false, err
-	}
-	got, err := r.ui.Manual(ctx, pending)
-	cancelled := err != nil && ctx.Err() != nil
-	if err != nil && !cancelled {
-		return nil, false, err
+	var got map[string]ManualResult
+	var cancelled bool
+	if len(pending) > 0 {
+		if err := r.ui.Event(fcp.TurnLine{Event: fcp.EventPending, Calls: pending}); err != nil {
+			return nil, false, err
+		}
+		var err error
+		got, err = r.ui.Manual(ctx, pending)
+		cancelled = err != nil && ctx.Err() != nil
+		if err != nil && !cancelled {
+			return nil, false, err
+		}
 	}
 	var out []fcp.Message
 	for _, c := range calls {
 		res := cancelledResult()
 		if m, ok := got[c.ID]; ok && !cancelled {
 			res = r.finish(Result{Content: m.Content, IsError: m.IsError}, true)
+		} else if rr, ok := ran[c.ID]; ok {
+			res = rr
 		}
 		m := r.resultMessage(c.ID, res)
 		if err := r.persist(m); err != nil {
@@ -389,6 +431,19 @@ func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall) ([]fcp.Mess
 		out = append(out, m)
 	}
 	return out, cancelled, nil
+}
+
+// runReadOnly runs a parse-only call of a known tool without side effects
+// and valid arguments (Defects.ParseOnlyRunsReadOnly); ok is false when it
+// did not run the call.
+func (r *turnRun) runReadOnly(ctx context.Context, c fcp.ModelCall) (res Result, ok bool, err error) {
+	args := []byte(c.ArgsText())
+	t, lerr := r.e.Registry.Lookup(c.Name)
+	if lerr != nil || t.SideEffecting() || r.e.Registry.Validate(c.Name, args) != nil {
+		return Result{}, false, nil
+	}
+	res, err = r.execute(ctx, &planned{call: c, args: args, tool: t})
+	return res, err == nil, err
 }
 
 // Result is one call's ToolResult, with the ToolError it came from.

@@ -84,7 +84,11 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 		seen[c.ID] = true
 		counted++
 		// FR-LIM-01, T-LIM-01: the extras beyond the batch limit.
-		if counted > loop.MaxCallsPerBatch {
+		limit := loop.MaxCallsPerBatch
+		if r.e.Defects.BatchLimitOffByOne {
+			limit++
+		}
+		if counted > limit {
 			pre(r.fromError(limits(fmt.Sprintf("Exceeded max tool calls per batch (%d); call %s was not run",
 				loop.MaxCallsPerBatch, c.ID))))
 			continue
@@ -111,12 +115,21 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
 		}
 		// FR-VAL-02: existence, then schema (FR-VAL-01).
 		t, err := r.e.Registry.Lookup(c.Name)
+		if err != nil && r.e.Defects.UnknownToolPrompts {
+			p.disp, p.result = RequiresConfirmation, r.fromError(asToolErr(c.Name, err))
+			p.confirm = &fcp.Confirmation{ID: c.ID, Name: c.Name, Summary: tool.Summarize(c.Name),
+				RiskLevel: string(tool.High)}
+			continue
+		}
 		if err != nil {
 			pre(r.fromError(asToolErr(c.Name, err)))
 			continue
 		}
 		p.tool = t
-		if err := r.e.Registry.Validate(c.Name, p.args); err != nil {
+		if !r.e.Defects.SkipSchemaValidation {
+			err = r.e.Registry.Validate(c.Name, p.args)
+		}
+		if err != nil {
 			pre(r.fromError(asToolErr(c.Name, err)))
 			continue
 		}

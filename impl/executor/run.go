@@ -135,6 +135,9 @@ type outcome struct {
 // longer matters and its output is no longer read.
 func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
 	t := p.tool
+	if t == nil { // Defects.UnknownToolPrompts: approved, it fails as planned
+		return p.result, nil
+	}
 	limit := tool.DefaultTimeout(r.env.cfg)
 	if to, ok := t.(tool.Timeouter); ok {
 		limit = to.Timeout(r.env.cfg)
@@ -177,7 +180,13 @@ func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
 		if ch.Stream == tool.Stderr {
 			i, ev = 1, fcp.EventStderr
 		}
-		if s := streams[i].Write(ch.Text); s != "" {
+		var s string
+		if r.e.Defects.SanitizePerChunk {
+			s = sanitize.String(ch.Text)
+		} else {
+			s = streams[i].Write(ch.Text)
+		}
+		if s != "" {
 			return r.ui.Event(fcp.TurnLine{Event: ev, ID: id, Chunk: s})
 		}
 		return nil

@@ -4,9 +4,13 @@
 // of the mutant's specs. It is the one mutant table: the Ginkgo suite
 // (conformance/) and `forge-conform ref --mutant` read it.
 //
-// Every defect is a wrapper (reference.Options.WrapTool) that rewrites a
+// Most defects are wrappers (reference.Options.WrapTool) that rewrite a
 // tool's arguments, context, filesystem, conversation or result from
-// outside, so the tools themselves carry no test-only code.
+// outside, so the tools themselves carry no test-only code. Defects the
+// engine decides before or around a tool's Execute (modes, limits, the
+// planner, sanitization of the stream, the journal, recovery, the TUI) are
+// switches in reference.Options.Defects, off by default; each says why no
+// wrapper can express it.
 package mutants
 
 import (
@@ -212,6 +216,9 @@ func All() []Mutant {
 	ms = append(ms, summaryMutants()...)
 	ms = append(ms, durableMutants()...)
 	ms = append(ms, tuiMutants()...)
+	ms = append(ms, engineMutants()...)
+	ms = append(ms, searchMutants()...)
+	ms = append(ms, boundaryMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

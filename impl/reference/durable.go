@@ -70,9 +70,13 @@ func (r *Reference) Recover(ctx context.Context, req fcp.TurnRequest, ui executo
 		return executor.Outcome{}, toolerr.New(toolerr.ExecutionFailed, "%v", err)
 	}
 	ev := fcp.TurnLine{Event: fcp.EventRecovered, Prompt: fcp.Bool(false)}
+	prompt := rec != nil && rec.Prompt()
+	if prompt && r.recoverPromptNeedsResult && len(rec.Batch.Results) == 0 {
+		prompt = false
+	}
 	if rec != nil && rec.Batch != nil {
 		ev.Batch = rec.Batch
-		if rec.Prompt() {
+		if prompt {
 			ev.Prompt, ev.Choices = fcp.Bool(true), []string{fcp.DecisionResume, fcp.DecisionDiscard}
 		}
 	}
@@ -83,7 +87,7 @@ func (r *Reference) Recover(ctx context.Context, req fcp.TurnRequest, ui executo
 		return executor.Outcome{End: fcp.EndNothing, History: []fcp.Message{}}, nil
 	}
 	choice := fcp.DecisionResume // a complete batch resumes as it is
-	if rec.Prompt() {
+	if prompt {
 		rui, ok := ui.(executor.RecoveryUI)
 		if !ok {
 			return executor.Outcome{}, toolerr.New(toolerr.ExecutionFailed, "recover: this front end cannot ask the recovery prompt")

@@ -136,6 +136,11 @@ type Defects struct {
 	// characters (FR-APR-06) or its redaction of secrets (FR-APR-01) out
 	// of the summary op; a tool's own summary is unchanged.
 	SummaryNoCut, SummaryNoRedact bool
+	// RecoverPromptNeedsResult makes recover prompt only when the
+	// interrupted batch has a journaled result (FR-RES-05's "partial tool
+	// results" read literally): a crash during a batch's first call
+	// resumes without asking (IT-JRN-02).
+	RecoverPromptNeedsResult bool
 }
 
 // Reference answers FCP/1 requests. It owns one conversation (the read
@@ -157,6 +162,8 @@ type Reference struct {
 	tuiDefects tui.Defects
 	// summaryNoCut, summaryNoRedact: Defects.SummaryNoCut, SummaryNoRedact.
 	summaryNoCut, summaryNoRedact bool
+	// recoverPromptNeedsResult: Defects.RecoverPromptNeedsResult.
+	recoverPromptNeedsResult bool
 	// wrapJournal and afterRecovery are Options.WrapJournal and
 	// Options.AfterRecovery.
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
@@ -190,7 +197,8 @@ func New(opts Options) (*Reference, error) {
 	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
 		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
 		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
-		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery}, nil
+		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
+		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult}, nil
 }
 
 // Registry returns the tool registry: with the fcp_* test tools once a
