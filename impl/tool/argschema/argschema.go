@@ -53,9 +53,6 @@ type Schema struct {
 	falseValue bool // the schema false
 }
 
-// annotations are the keywords that do not constrain the instance.
-var annotations = []string{"$schema", "title", "description", "default", "examples", "$comment"}
-
 // Compile parses a schema (a JSON object or boolean). It fails on JSON it
 // cannot read, on a $schema other than Draft, on a keyword outside the
 // subset and on a keyword whose value is not what Draft 2020-12 allows.
@@ -96,7 +93,8 @@ func compile(doc any, loc string) (*Schema, error) {
 	return nil, fmt.Errorf("at %s: a schema is an object or a boolean, got %s", orRoot(loc), jsonType(doc))
 }
 
-var typeNames = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+// typeNames are the names "type" takes.
+const typeNames = "array, boolean, integer, null, number, object, string"
 
 func (s *Schema) keyword(k string, v any, loc string) error {
 	var err error
@@ -117,8 +115,8 @@ func (s *Schema) keyword(k string, v any, loc string) error {
 			return fmt.Errorf("want a type name or an array of them")
 		}
 		for _, t := range s.types {
-			if !slices.Contains(typeNames, t) {
-				return fmt.Errorf("unknown type %q (want one of %s)", t, strings.Join(typeNames, ", "))
+			if !slices.Contains(strings.Split(typeNames, ", "), t) {
+				return fmt.Errorf("unknown type %q (want one of %s)", t, typeNames)
 			}
 		}
 	case "enum":
@@ -181,14 +179,22 @@ func (s *Schema) keyword(k string, v any, loc string) error {
 		if !ok || err != nil || i < 0 {
 			return fmt.Errorf("want a non-negative integer")
 		}
-		*map[string]*int{"minLength": &s.minLength, "maxLength": &s.maxLength,
-			"minItems": &s.minItems, "maxItems": &s.maxItems}[k] = int(i)
+		switch k {
+		case "minLength":
+			s.minLength = int(i)
+		case "maxLength":
+			s.maxLength = int(i)
+		case "minItems":
+			s.minItems = int(i)
+		default:
+			s.maxItems = int(i)
+		}
 	case "$ref", "$dynamicRef":
 		return fmt.Errorf("refers to %v; tool schemas must be self-contained", v)
+	case "$schema", "title", "description", "default", "examples", "$comment":
+		// annotations: they do not constrain the instance
 	default:
-		if !slices.Contains(annotations, k) {
-			return fmt.Errorf("keyword %q is outside the subset tool schemas may use (FR-VAL-01a: see package argschema)", k)
-		}
+		return fmt.Errorf("keyword %q is outside the subset tool schemas may use (FR-VAL-01a: see package argschema)", k)
 	}
 	return err
 }

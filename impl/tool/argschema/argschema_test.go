@@ -78,9 +78,9 @@ func v5Compile(t *testing.T, name string, raw []byte) *jsonschema.Schema {
 // TestAgreesWithV5 checks verdicts and messages against jsonschema/v5 (as
 // fcpschema.DescribeError words its errors) for every tool schema: each
 // instance is the schema's required properties (one sample value each)
-// with one property set to one value of values, and with an unknown
-// property added; one property varies at a time, so v5, which visits
-// properties in map order, has one order of reasons to give.
+// with one property set to one value of values; one property varies at a
+// time. v5 visits properties in map order, so where several reasons come
+// from one value (an object in an array) they are compared unordered.
 func TestAgreesWithV5(t *testing.T) {
 	n := 0
 	for name, raw := range schemas(t) {
@@ -115,7 +115,7 @@ func TestAgreesWithV5(t *testing.T) {
 				if err := ours.Validate(v); err != nil {
 					got = err.Error()
 				}
-				if got != want {
+				if got != want && unordered(got) != unordered(want) {
 					t.Errorf("%s: %s:\n got %q\nwant %q (jsonschema/v5)", name, inst, got, want)
 				}
 			}
@@ -138,6 +138,19 @@ func TestAgreesWithV5(t *testing.T) {
 		}
 	}
 	t.Logf("%d instances", n)
+}
+
+// unordered is a message with its reasons sorted: v5 gives the reasons
+// of several properties in map order, argschema by name. When more than
+// three are cut to "and N more", which three v5 shows depends on that
+// order too: only their number is kept.
+func unordered(msg string) string {
+	leaves := strings.Split(msg, "; ")
+	if last := leaves[len(leaves)-1]; strings.HasPrefix(last, "and ") {
+		return fmt.Sprintf("%d reasons, %s", len(leaves)-1, last)
+	}
+	slices.Sort(leaves)
+	return strings.Join(leaves, "; ")
 }
 
 // sortExtra sorts the names v5 lists in "additionalProperties 'b', 'a'
