@@ -39,8 +39,8 @@ type entry struct {
 
 // NewRegistry registers tools in order. A second tool with a name already
 // registered fails with a DuplicateTool *toolerr.Error; a tool whose schema
-// does not compile as JSON Schema Draft 2020-12 (FR-VAL-01a) fails with an
-// error naming the tool.
+// does not compile (JSON Schema Draft 2020-12 in argschema's subset,
+// FR-VAL-01a) fails with an error naming the tool.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r, err := NewLazyRegistry(tools...)
 	if err != nil {
@@ -249,12 +249,8 @@ func execute(ctx context.Context, t Tool, args json.RawMessage, c *Ctx) (out str
 // sanitizePanic renders a panic payload for a message (FR-EXE-04b-3):
 // printable characters only, at most 200 of them.
 func sanitizePanic(p any) string {
-	return cut(fmt.Sprint(p), 200)
-}
-
-// cut keeps s's first max characters, printable ones only (others become
-// '?'), and marks a cut with "...".
-func cut(s string, max int) string {
+	const max = 200
+	s := fmt.Sprint(p)
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
