@@ -37,6 +37,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary refBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 func refBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
