@@ -6,7 +6,7 @@ BINARY ?=
 SEEDS_DIR ?= ../shared/seeds
 SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md SEARCH_FILES_SRD.md
 
-.PHONY: help test conform golden fixtures spec-check lint bench clean
+.PHONY: help test conform golden fixtures spec-check lint bench forge-ref clean
 
 help:
 	@echo "make test        go test ./... (the Ginkgo suite, testscript CLI tests, unit tests)"
@@ -16,6 +16,7 @@ help:
 	@echo "make spec-check  diff the catalogs against the SRDs in SEEDS_DIR (default ../shared/seeds)"
 	@echo "make lint        gofmt + go vet"
 	@echo "make bench       benchmarks (corpus through the protocol, tools, sandbox, fixtures)"
+	@echo "make forge-ref   build ./forge-ref, the reference alone over FCP/1 (static: CGO_ENABLED=0)"
 
 test:
 	$(GO) test ./...
@@ -47,5 +48,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./conformance/runner/
 	$(GO) test -run '^$$' -bench . ./impl/... ./scripts/... ./spec/...
 
+forge-ref:
+	CGO_ENABLED=0 $(GO) build -o forge-ref ./cmd/forge-ref
+
 clean:
-	rm -rf _fixtures
+	rm -rf _fixtures forge-ref

@@ -18,7 +18,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/impl/tui"
+	"github.com/forge-conform/forge-conform/impl/tui/program"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -101,9 +101,9 @@ func refTUI(ctx context.Context, opts reference.Options, caseName, turnFile, wor
 		popts = append(popts, tea.WithInput(f))
 	}
 	popts = append(popts, tea.WithOutput(stdout))
-	out, err := tui.Run(ctx, func(ctx context.Context, ui executor.UI) (executor.Outcome, error) {
+	out, err := program.Run(ctx, func(ctx context.Context, ui executor.UI) (executor.Outcome, error) {
 		return ref.Turn(ctx, req, ui)
-	}, tui.Options{Seq: req.Seq, ProgramOptions: popts})
+	}, program.Options{Seq: req.Seq, ProgramOptions: popts})
 	var sb stoppedBy
 	if errors.As(context.Cause(ctx), &sb) {
 		return exitHarness, sb

@@ -49,6 +49,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // Defaults for Options.
@@ -79,7 +80,7 @@ type Options struct {
 	StderrBytes int
 	// Validator, when set, checks every response against the FCP/1
 	// schemas; a mismatch is an "invalid" protocol error.
-	Validator *fcp.Validator
+	Validator *fcpschema.Validator
 	// ExitGrace is how long Close waits for the process to exit after EOF
 	// on its stdin (half of it for the answer to bye first), and how long
 	// OneShot and a crashed session wait for the exit status, before

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // fakeimpl and forgeConform are the paths of testdata/fakeimpl and of
@@ -122,7 +123,7 @@ func call(args string) fcp.Request {
 
 func TestSessionGood(t *testing.T) {
 	noLeaks(t)
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestSessionGood(t *testing.T) {
 }
 
 func TestSessionProtocolErrors(t *testing.T) {
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +561,7 @@ func reachableByOthers(path string) bool {
 // through package fcpserver and checks every response against the schemas.
 func TestReferenceEndToEnd(t *testing.T) {
 	noLeaks(t)
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/turnlog"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // faketurnPath builds testdata/faketurn once, next to fakeimpl (TestMain's
@@ -34,7 +35,7 @@ func startTurnFake(t *testing.T, mode string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

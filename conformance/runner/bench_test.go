@@ -23,7 +23,8 @@ import (
 )
 
 // The benchmarks run the whole corpus through the runner: in-process, and
-// through FCP/1 against `forge-conform ref` in session and one-shot mode.
+// through FCP/1 against forge-ref (cmd/forge-ref, the reference alone, as
+// README builds it) in session and one-shot mode.
 // ns/case is the runner's cost per case including the implementation's
 // work; fixtures are materialized once, before the timer starts.
 
@@ -43,14 +44,16 @@ func benchOptions(b *testing.B) runner.Options {
 	return runner.Options{Corpus: c, Specs: s, Fixtures: fx, Golden: golden.FS, RunAs: "root", Timeout: 30 * time.Second}
 }
 
-// buildRef builds forge-conform into a temp dir and returns its path.
+// buildRef builds forge-ref into a temp dir, as README builds it
+// (CGO_ENABLED=0), and returns its path.
 func buildRef(b *testing.B) string {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "forge-conform")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/forge-conform/forge-conform/cmd/forge-conform")
+	bin := filepath.Join(dir, "forge-ref")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/forge-conform/forge-conform/cmd/forge-ref")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
-		b.Fatalf("building forge-conform: %v", err)
+		b.Fatalf("building forge-ref: %v", err)
 	}
 	return bin
 }
@@ -91,14 +94,14 @@ func BenchmarkCorpusInProcess(b *testing.B) {
 
 func BenchmarkCorpusSession(b *testing.B) {
 	opts := benchOptions(b)
-	opts.Binary = []string{buildRef(b), "ref"}
+	opts.Binary = []string{buildRef(b)}
 	opts.Mode = runner.ModeSession
 	benchRun(b, opts)
 }
 
 func BenchmarkCorpusSessionParallel(b *testing.B) {
 	opts := benchOptions(b)
-	opts.Binary = []string{buildRef(b), "ref"}
+	opts.Binary = []string{buildRef(b)}
 	opts.Mode = runner.ModeSession
 	opts.Jobs = 2
 	benchRun(b, opts)
@@ -106,18 +109,18 @@ func BenchmarkCorpusSessionParallel(b *testing.B) {
 
 func BenchmarkCorpusOneShot(b *testing.B) {
 	opts := benchOptions(b)
-	opts.Binary = []string{buildRef(b), "ref"}
+	opts.Binary = []string{buildRef(b)}
 	opts.Mode = runner.ModeOneShot
 	benchRun(b, opts)
 }
 
 // BenchmarkDurableCase runs each durability case (PROTOCOL.md §10) through
-// FCP/1 on `forge-conform ref`: the turn, its crash (a crash point or the
+// FCP/1 on forge-ref: the turn, its crash (a crash point or the
 // runner's kill of the process tree), and every recover step in a fresh
 // process. ms/case is the runner's time per case, restarts included.
 func BenchmarkDurableCase(b *testing.B) {
 	opts := benchOptions(b)
-	opts.Binary = []string{buildRef(b), "ref"}
+	opts.Binary = []string{buildRef(b)}
 	ctx := context.Background()
 	r, err := runner.New(ctx, opts)
 	if err != nil {
@@ -158,13 +161,13 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkFreshProcess is the part of a durability case each process
-// costs: start `forge-conform ref`, hello with test_tools, close.
+// costs: start forge-ref, hello with test_tools, close.
 func BenchmarkFreshProcess(b *testing.B) {
 	bin := buildRef(b)
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := fcpclient.Start(ctx, fcpclient.Options{Command: []string{bin, "ref"}})
+		s, err := fcpclient.Start(ctx, fcpclient.Options{Command: []string{bin}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/turnlog"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // binary talks FCP/1 to an external process: a pool of long-lived sessions
@@ -58,7 +59,7 @@ func newBinary(argv []string, mode, runAs string) (*binary, error) {
 	} else if os.Geteuid() == 0 {
 		b.caps.Notes = append(b.caps.Notes, "the implementation runs as root (--run-as root): cases on permission-restricted fixtures are skipped")
 	}
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // echoHandler answers call with the call's args as content, panics on op
@@ -113,7 +114,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeResponsesAreSchemaValid(t *testing.T) {
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // session drives the reference through pipes, as a runner does.
@@ -21,7 +22,7 @@ type session struct {
 	t     *testing.T
 	in    *io.PipeWriter
 	lines chan []byte
-	v     *fcp.Validator
+	v     *fcpschema.Validator
 	done  chan error
 	root  string
 }
@@ -32,7 +33,7 @@ func newSession(t *testing.T) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // exchange is one request of a conversation and what its answer must be.
@@ -37,7 +38,7 @@ func patchA() map[string]string { return patchArgs("F a.txt\nR\nhello\n.\nbye\n.
 // converse runs exchanges through handle, checking every answer.
 func converse(t *testing.T, dir string, handle func(fcp.Request) fcp.Response, xs []exchange) {
 	t.Helper()
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/journal"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // These tests crash the reference for real (PROTOCOL.md §10): they build
@@ -35,6 +36,15 @@ var (
 	binPath   string
 	buildErr  error
 )
+
+// TestMain removes the binary refBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
 
 func refBinary(t *testing.T) string {
 	t.Helper()
@@ -66,13 +76,13 @@ type proc struct {
 	in     io.WriteCloser
 	lines  chan []byte
 	stderr bytes.Buffer
-	v      *fcp.Validator
+	v      *fcpschema.Validator
 	vars   map[string]string
 }
 
 func start(t *testing.T, vars map[string]string) *proc {
 	t.Helper()
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,9 +32,9 @@ var testOnly = map[string]bool{
 // network access"), which FCP/1 cannot observe: no package of the reference
 // implementation imports a network package, and none but the packages of
 // execAllowed imports os/exec (a child process is a way around the ban).
-// (Libraries it links, afero and jsonschema, carry network-capable code
-// paths the reference never takes; the registry refuses schemas with
-// remote references. net/url, a string parser, is allowed.)
+// (Libraries it links, afero and modernc's SQLite, carry network-capable
+// code paths the reference never takes; the registry refuses schemas with
+// references. net/url, a string parser, is allowed.)
 func TestNoNetworkImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "github.com/forge-conform/forge-conform/impl/...").Output()
 	if err != nil {

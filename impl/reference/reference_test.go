@@ -15,6 +15,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
 // root makes a small tree and returns its canonical absolute path.
@@ -60,7 +61,7 @@ func callReq(seq int64, name, args, wd, config string) fcp.Request {
 }
 
 // check validates resp against the schema of op and returns it as JSON.
-func check(t *testing.T, v *fcp.Validator, op string, resp fcp.Response) string {
+func check(t *testing.T, v *fcpschema.Validator, op string, resp fcp.Response) string {
 	t.Helper()
 	raw, err := json.Marshal(resp)
 	if err != nil {
@@ -73,7 +74,7 @@ func check(t *testing.T, v *fcp.Validator, op string, resp fcp.Response) string 
 }
 
 func TestHelloAndDefinitions(t *testing.T) {
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestHelloAndDefinitions(t *testing.T) {
 }
 
 func TestHandle(t *testing.T) {
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

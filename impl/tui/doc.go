@@ -8,9 +8,10 @@
 // NFR-SEC-05).
 //
 // State is built from the turn's events alone (spec/PROTOCOL.md §9.2), so
-// the same state serves the Bubble Tea program (Model, Run, over the
-// reference engine through UI) and the screen op (TurnScreen, served by
-// package fcpserver). Render draws a state at a fixed size as plain rows
-// and classed spans (fcp.Screen); Styled colours them with Lip Gloss; Mask
-// and Format write golden screens.
+// the same state serves the Bubble Tea program (package tui/program, over
+// the reference engine) and the screen op (TurnScreen, served by package
+// fcpserver). Render draws a state at a fixed size as plain rows and
+// classed spans (fcp.Screen); program.Styled colours them with Lip Gloss;
+// Mask and Format write golden screens. This package links no terminal
+// library: a process serving FCP/1 does not pay for one at start.
 package tui

@@ -12,6 +12,9 @@ import (
 // renders at most: FR-TUI-03's "last 50".
 const MaxOutputLines = 50
 
+// TickInterval is how often the spinner moves and the timings refresh.
+const TickInterval = 100 * time.Millisecond
+
 // CallState is a call's state as FR-TUI-02 lists them.
 type CallState int
 

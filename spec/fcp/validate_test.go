@@ -11,11 +11,12 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
 
-func newValidator(t testing.TB) *fcp.Validator {
+func newValidator(t testing.TB) *fcpschema.Validator {
 	t.Helper()
-	v, err := fcp.NewValidator()
+	v, err := fcpschema.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func readLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-func (name testFile) validate(v *fcp.Validator, raw []byte) error {
+func (name testFile) validate(v *fcpschema.Validator, raw []byte) error {
 	if strings.HasPrefix(string(name), "request") {
 		return v.ValidateRequest(raw)
 	}

@@ -1,4 +1,11 @@
-package tui
+// Package program is the reference terminal UI as a Bubble Tea program
+// (`forge-conform ref --tui`): Model draws a turn's tui.State with Lip
+// Gloss styles and takes the user's keys, UI carries the engine's events
+// in and the user's decisions and manual results out, and Run runs a turn
+// in a terminal. It is apart from package tui, whose state and rendering
+// serve the screen op, so that a program serving FCP/1 (cmd/forge-ref)
+// links no terminal library.
+package program
 
 import (
 	"context"
@@ -14,11 +21,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/forge-conform/forge-conform/impl/executor"
+	"github.com/forge-conform/forge-conform/impl/tui"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
-
-// TickInterval is how often the spinner moves and the timings refresh.
-const TickInterval = 100 * time.Millisecond
 
 // Styles maps a span class to its look; the risk colours are the ones
 // FR-TUI-01's "visual indicator" adds to the label's text.
@@ -36,18 +41,18 @@ var Styles = map[string]lipgloss.Style{
 	fcp.ClassOutput:     lipgloss.NewStyle(),
 }
 
-// Model is the Bubble Tea model of one turn: the State the engine's events
+// Model is the Bubble Tea model of one turn: the tui.State the engine's events
 // build, the prompt's keys, the parse-only input line, and the channels
 // that carry the user's answers back to the engine (through UI).
 type Model struct {
-	st      *State
+	st      *tui.State
 	w, h    int
 	frame   int
 	input   textinput.Model
 	ui      *UI
 	cancel  context.CancelFunc
 	now     func() time.Time
-	defects Defects
+	defects tui.Defects
 	// manual collects parse-only results until every pending call has one.
 	manual map[string]executor.ManualResult
 	err    string
@@ -61,7 +66,7 @@ type tickMsg struct{}
 
 // NewModel returns the model of the turn seq; cancel cancels the turn (the
 // user's cancel, FR-EXE-04). now may be nil (time.Now).
-func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time, d Defects) *Model {
+func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time, d tui.Defects) *Model {
 	if now == nil {
 		now = time.Now
 	}
@@ -69,20 +74,20 @@ func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time
 	in.Prompt = ""
 	in.Placeholder = "/tool <id> <result>"
 	in.CharLimit = 1 << 16
-	st := NewState(seq)
+	st := tui.NewState(seq)
 	st.Keep = d.OutputLines
 	return &Model{st: st, w: 80, h: 24, input: in, ui: ui, cancel: cancel, now: now, defects: d,
 		manual: map[string]executor.ManualResult{}}
 }
 
 // State returns the model's state (for tests).
-func (m *Model) State() *State { return m.st }
+func (m *Model) State() *tui.State { return m.st }
 
 // Init starts the spinner's clock.
 func (m *Model) Init() tea.Cmd { return tick() }
 
 func tick() tea.Cmd {
-	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+	return tea.Tick(tui.TickInterval, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
 // Update applies one message.
@@ -202,7 +207,7 @@ func (m *Model) submit() {
 		m.st.Notice = "type /tool <id> <result> (or /tool! <id> <error>)"
 		return
 	case !slices.Contains(waiting, id):
-		m.st.Notice = fmt.Sprintf("no pending call %q; waiting for %s", Line(id), strings.Join(waiting, ", "))
+		m.st.Notice = fmt.Sprintf("no pending call %q; waiting for %s", tui.Line(id), strings.Join(waiting, ", "))
 		return
 	}
 	m.manual[id] = executor.ManualResult{Content: content, IsError: isErr}
@@ -216,7 +221,7 @@ func (m *Model) submit() {
 
 // Screen renders the model's current screen as plain rows and spans.
 func (m *Model) Screen() fcp.Screen {
-	return Render(m.st, View{Width: m.w, Height: m.h, Now: m.now(), Frame: m.frame, Input: m.input.Value(),
+	return tui.Render(m.st, tui.View{Width: m.w, Height: m.h, Now: m.now(), Frame: m.frame, Input: m.input.Value(),
 		Defects: m.defects})
 }
 
@@ -301,7 +306,7 @@ type TurnFunc func(ctx context.Context, ui executor.UI) (executor.Outcome, error
 // Options configure Run.
 type Options struct {
 	Seq     int64
-	Defects Defects
+	Defects tui.Defects
 	// ProgramOptions are passed to tea.NewProgram (input, output, alt
 	// screen).
 	ProgramOptions []tea.ProgramOption
