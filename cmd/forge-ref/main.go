@@ -5,9 +5,7 @@
 //	forge-ref [--policy KEY=VALUE]...
 //
 // It is the same reference as `forge-conform ref`, built without the
-// harness: no runner, no FCP/1 schema validation (jsonschema/v5 compiles
-// every draft's metaschema when a program starts), no FUSE, no terminal
-// UI. Every package a Go program links initializes before main, so this
+// harness: no runner, no FUSE, no terminal UI. Every package a Go program links initializes before main, so this
 // one starts in a fraction of the harness's time, which matters in
 // one-shot mode (a process per case): there the suite times the
 // implementation, not the harness. A guard test keeps those packages out

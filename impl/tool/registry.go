@@ -6,27 +6,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/forge-conform/forge-conform/impl/config"
-	"github.com/forge-conform/forge-conform/impl/tool/argschema"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Registry maps tool names to tools (FR-REG-03). Each tool's argument
 // schema is compiled once (NFR-PERF-03): when the registry is built
 // (NewRegistry), or on the tool's first validation (NewLazyRegistry). A
 // Registry is immutable and safe for concurrent use.
-//
-// Schemas are JSON Schema Draft 2020-12 restricted to the subset package
-// argschema validates (FR-VAL-01a), which costs nothing when a program
-// starts: the reference served over FCP/1 answers hello without paying
-// for a general schema compiler (the harness validates FCP/1 messages
-// with jsonschema/v5, package fcpschema).
 type Registry struct {
 	tools map[string]*entry
 	names []string // sorted
@@ -34,13 +31,17 @@ type Registry struct {
 
 type entry struct {
 	tool    Tool
-	compile func() (*argschema.Schema, error) // once, cached
+	compile func() (*jsonschema.Schema, error) // once, cached
 }
+
+// schemaBase prefixes a tool's name to give its schema a URL. It does not
+// resolve: schemas are compiled from memory and never load other documents.
+const schemaBase = "https://forge-conform.invalid/tools/"
 
 // NewRegistry registers tools in order. A second tool with a name already
 // registered fails with a DuplicateTool *toolerr.Error; a tool whose schema
-// does not compile (JSON Schema Draft 2020-12 in argschema's subset,
-// FR-VAL-01a) fails with an error naming the tool.
+// does not compile as JSON Schema Draft 2020-12 (FR-VAL-01a) fails with an
+// error naming the tool.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r, err := NewLazyRegistry(tools...)
 	if err != nil {
@@ -72,9 +73,9 @@ func NewLazyRegistry(tools ...Tool) (*Registry, error) {
 			return nil, &toolerr.Error{Kind: toolerr.DuplicateTool, Tool: name,
 				Message: fmt.Sprintf("tool %q is registered twice; register each tool once", name)}
 		}
-		raw := t.Schema()
-		r.tools[name] = &entry{tool: t, compile: sync.OnceValues(func() (*argschema.Schema, error) {
-			return compileSchema(name, raw)
+		schema := t.Schema()
+		r.tools[name] = &entry{tool: t, compile: sync.OnceValues(func() (*jsonschema.Schema, error) {
+			return compileSchema(name, schema)
 		})}
 		r.names = append(r.names, name)
 	}
@@ -82,10 +83,19 @@ func NewLazyRegistry(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-func compileSchema(name string, raw json.RawMessage) (*argschema.Schema, error) {
-	s, err := argschema.Compile(raw)
+func compileSchema(name string, schema json.RawMessage) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema refers to %s; tool schemas must be self-contained", u)
+	}
+	u := schemaBase + url.PathEscape(name) + ".json"
+	if err := c.AddResource(u, bytes.NewReader(schema)); err != nil {
+		return nil, fmt.Errorf("tool %q: schema is not valid JSON: %v", name, err)
+	}
+	s, err := c.Compile(u)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: schema is not one the registry validates (JSON Schema Draft 2020-12, the subset of package argschema): %v", name, err)
+		return nil, fmt.Errorf("tool %q: schema does not compile as JSON Schema Draft 2020-12: %v", name, err)
 	}
 	return s, nil
 }
@@ -153,7 +163,7 @@ func (e *entry) validate(name string, args json.RawMessage) error {
 		return toolerr.New(toolerr.ExecutionFailed, "%v", err)
 	}
 	if err := schema.Validate(doc); err != nil {
-		return toolerr.New(toolerr.BadArgs, "invalid arguments for %s: %v", name, err)
+		return toolerr.New(toolerr.BadArgs, "invalid arguments for %s: %s", name, fcpschema.DescribeError(err))
 	}
 	return nil
 }
