@@ -15,15 +15,16 @@ const (
 // (FR-LD-OUT-02a, I-LD-03) and fits it into budget bytes (FR-LD-OUT-03..08,
 // I-LD-05). Each entry is serialized exactly once; the longest fitting
 // prefix is found from the running byte offsets.
-func render(req request, entries []entry, byEntries bool, budget int64) (string, error) {
+func render(req request, entries []*entry, byEntries bool, budget int64) (string, error) {
 	head := canonjson.AppendKey(append(make([]byte, 0, 64), '{'), "path", true)
 	head = appendString(head, req.display)
 	head = canonjson.AppendKey(head, "entries", false)
 	head = append(head, '[')
 
 	var elems canonjson.Elements
-	for i := range entries {
-		elems.Add(func(dst []byte) []byte { return appendEntry(dst, &entries[i]) })
+	elems.Grow(len(entries), sizeHint(entries))
+	for _, e := range entries {
+		elems.Add(func(dst []byte) []byte { return appendEntry(dst, e) })
 	}
 	reason := ""
 	if byEntries {
@@ -47,6 +48,23 @@ func render(req request, entries []entry, byEntries bool, budget int64) (string,
 	return "", toolerr.Failed(Name,
 		"output budget too small: even an empty listing needs %d bytes but only %d are available; free context or raise max_output_bytes",
 		need, max(budget, 0))
+}
+
+// entryBytes bounds the serialized size of an entry but for the contents
+// of its strings: keys, punctuation, the longest type, and a depth, a size
+// and an mtime of at most 19 digits each ("null" is longer than a
+// string's quotes).
+const entryBytes = len(`{"name":"","path":"","depth":,"type":"symlink","size_bytes":,"modified_epoch_ms":,"is_hidden":false,"error_code":null,"error":null},`) + 3*19
+
+// sizeHint bounds the size of the serialized entries when none of their
+// strings needs escaping, so that they are serialized without growing
+// the buffer.
+func sizeHint(entries []*entry) int {
+	n := 0
+	for _, e := range entries {
+		n += entryBytes + len(e.name) + len(e.path) + len(e.errCode) + len(e.errMsg)
+	}
+	return n
 }
 
 // appendTail appends everything after the entries array's last element.
