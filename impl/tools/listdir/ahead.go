@@ -39,7 +39,7 @@ func newReader(includeHidden bool, n int) *reader {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			var buf []byte
+			var buf dirBuf
 			for a := range r.queue {
 				r.read(a, &buf)
 			}
@@ -59,17 +59,17 @@ func (r *reader) ahead(abs string) *ahead {
 	}
 }
 
-func (r *reader) read(a *ahead, buf *[]byte) {
+func (r *reader) read(a *ahead, buf *dirBuf) {
 	if a.taken.Swap(true) {
 		return
 	}
-	a.names, a.err = readDirOS(a.abs, r.includeHidden, buf)
+	a.names, _, a.err = readDirOS(atPath, "", a.abs, r.includeHidden, false, buf)
 	close(a.done)
 }
 
 // get returns the directory's names, reading them now into buf if no
 // goroutine has started.
-func (r *reader) get(a *ahead, buf *[]byte) ([]name, error) {
+func (r *reader) get(a *ahead, buf *dirBuf) ([]name, error) {
 	r.read(a, buf)
 	<-a.done
 	return a.names, a.err

@@ -6,4 +6,12 @@ package listdir
 // read through afero and each name lstat'ed when visited.
 const osFastPath = false
 
-func readDirOS(string, bool, *[]byte) ([]name, error) { panic("listdir: readDirOS without osFastPath") }
+const atPath = -100
+
+type dirBuf struct{}
+
+func readDirOS(int, string, string, bool, bool, *dirBuf) ([]name, int, error) {
+	panic("listdir: readDirOS without osFastPath")
+}
+
+func closeDir(int) {}

@@ -81,7 +81,13 @@ type dirNode struct {
 	path    string // lossy form of rawPath
 	depth   int64  // depth of the directory's children
 	names   []name // unsorted
+	fd      int    // the open directory (readDirOS), or -1
 }
+
+// maxHeld bounds the depth of the directories a walk holds open while it
+// walks their subtrees, so that it holds at most maxHeld descriptors;
+// deeper directories are opened by absolute path.
+const maxHeld = 64
 
 // name is a directory entry name with its lossy form, ordered by the lossy
 // string and then by the raw bytes (FR-LD-LST-05, I-LD-02).
@@ -121,7 +127,7 @@ type walker struct {
 	kept      []*entry
 	chunk     []entry // storage of the next kept entries
 	reader    *reader // reads directories ahead; nil: each when visited
-	buf       []byte  // readDirOS's buffer
+	buf       dirBuf  // readDirOS's
 	truncated bool    // a qualifying entry beyond maxEntries exists
 	err       error
 }
@@ -131,15 +137,23 @@ func newWalker(ctx context.Context, afs afero.Fs, req request) *walker {
 	return &walker{ctx: ctx, fs: afs, os: plain && osFastPath, req: req}
 }
 
-// readDir reads the names of the directory abs: statted on the operating
-// system's filesystem, else to be lstat'ed when visited.
-func (w *walker) readDir(abs string) ([]name, error) {
+// readDir reads the names of the directory abs, named rel in its parent
+// directory parent: statted on the operating system's filesystem, else to
+// be lstat'ed when visited. The directory is returned open (fd) when its
+// subdirectories are going to be read, on the operating system's
+// filesystem, within maxHeld; else fd is -1.
+func (w *walker) readDir(parent *dirNode, rel, abs string, depth int64) ([]name, int, error) {
 	if w.os {
-		return readDirOS(abs, w.req.includeHidden, &w.buf)
+		at := atPath
+		if parent != nil && parent.fd >= 0 {
+			at = parent.fd
+		}
+		keep := w.req.recursive && depth < w.req.maxDepth && depth <= maxHeld
+		return readDirOS(at, rel, abs, w.req.includeHidden, keep, &w.buf)
 	}
 	raw, err := fsys.ReadDirNames(w.fs, abs)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	names := make([]name, 0, len(raw))
 	for _, r := range raw {
@@ -147,7 +161,7 @@ func (w *walker) readDir(abs string) ([]name, error) {
 			names = append(names, name{raw: r, lossy: lossy.String(r)})
 		}
 	}
-	return names, nil
+	return names, -1, nil
 }
 
 // walk lists root, whose names are already read, and returns the kept
@@ -160,6 +174,9 @@ func (w *walker) walk(root *dirNode) ([]*entry, error) {
 // dfs visits d's entries depth-first pre-order; it reports whether the
 // traversal must stop.
 func (w *walker) dfs(d *dirNode) bool {
+	if d.fd >= 0 {
+		defer closeDir(d.fd)
+	}
 	names := d.names
 	d.names = nil // visited once; let the garbage collector have them
 	slices.SortFunc(names, compareNames)
@@ -231,6 +248,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 	}
 	if descend {
 		var names []name
+		fd := -1
 		switch {
 		case n.ahead != nil:
 			abs = n.ahead.abs
@@ -239,7 +257,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 			abs = joinAbs(d.abs, n.raw)
 			fallthrough
 		default:
-			names, err = w.readDir(abs)
+			names, fd, err = w.readDir(d, n.raw, abs, d.depth+1)
 		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
 			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
@@ -251,7 +269,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 				}
 			}
 		} else {
-			child = &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names}
+			child = &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names, fd: fd}
 		}
 	}
 	if qualifies {
