@@ -1,9 +1,6 @@
 package canonjson
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Elements are the serialized elements of a JSON array, comma-separated,
 // with the end offset of each, so that every prefix of the array is a slice
@@ -12,13 +9,6 @@ import (
 type Elements struct {
 	body []byte
 	ends []int
-}
-
-// Grow makes room for n more elements of bytes bytes in all (commas
-// included), so that adding them allocates nothing.
-func (e *Elements) Grow(n, bytes int) {
-	e.body = slices.Grow(e.body, bytes)
-	e.ends = slices.Grow(e.ends, n)
 }
 
 // Add appends one element, written by appendElem to the buffer it is given.

@@ -18,7 +18,7 @@ type ahead struct {
 	abs   string
 	taken atomic.Bool
 	done  chan struct{}
-	names []name // unsorted
+	names []name // sorted
 	err   error  // of the listing
 }
 

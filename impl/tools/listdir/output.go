@@ -1,6 +1,8 @@
 package listdir
 
 import (
+	"strings"
+
 	"github.com/forge-conform/forge-conform/impl/canonjson"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -13,19 +15,16 @@ const (
 
 // render serializes the sorted entries as the canonical JSON object
 // (FR-LD-OUT-02a, I-LD-03) and fits it into budget bytes (FR-LD-OUT-03..08,
-// I-LD-05). Each entry is serialized exactly once; the longest fitting
-// prefix is found from the running byte offsets.
+// I-LD-05). Each entry is serialized at most once, straight into the
+// output after the head; the longest fitting prefix is found from the
+// running byte offsets. Serializing stops at the first entry that does not
+// fit, since no longer prefix can.
 func render(req request, entries []*entry, byEntries bool, budget int64) (string, error) {
 	head := canonjson.AppendKey(append(make([]byte, 0, 64), '{'), "path", true)
 	head = appendString(head, req.display)
 	head = canonjson.AppendKey(head, "entries", false)
 	head = append(head, '[')
 
-	var elems canonjson.Elements
-	elems.Grow(len(entries), sizeHint(entries))
-	for _, e := range entries {
-		elems.Add(func(dst []byte) []byte { return appendEntry(dst, e) })
-	}
 	reason := ""
 	if byEntries {
 		reason = reasonMaxEntries
@@ -38,8 +37,39 @@ func render(req request, entries []*entry, byEntries bool, budget int64) (string
 		}
 		return appendTail(dst, k, req.maxEntries, dropReason)
 	}
-	if out, ok := elems.FitPrefix(head, tail, budget); ok {
-		return out, nil
+
+	var out strings.Builder
+	out.Grow(int(min(int64(len(head)+sizeHint(entries)+tailBytes), max(budget, 0))))
+	out.Write(head)
+	ends := make([]int, 0, len(entries)) // ends[i]: where entry i ends in out
+	var elem []byte
+	for i, e := range entries {
+		elem = elem[:0]
+		if i > 0 {
+			elem = append(elem, ',')
+		}
+		elem = appendEntry(elem, e)
+		if int64(out.Len()+len(elem)) > budget {
+			break
+		}
+		out.Write(elem)
+		ends = append(ends, out.Len())
+	}
+	var t []byte
+	for k := len(ends); k >= 0; k-- {
+		t = tail(t[:0], k)
+		end := len(head)
+		if k > 0 {
+			end = ends[k-1]
+		}
+		if int64(end+len(t)) > budget {
+			continue
+		}
+		if k == len(ends) && end == out.Len() {
+			out.Write(t)
+			return out.String(), nil
+		}
+		return out.String()[:end] + string(t), nil
 	}
 	need := len(head) + len(appendTail(nil, 0, req.maxEntries, dropReason))
 	if len(entries) == 0 {
@@ -66,6 +96,9 @@ func sizeHint(entries []*entry) int {
 	}
 	return n
 }
+
+// tailBytes bounds the size of appendTail's output.
+const tailBytes = len(`],"returned":,"max_entries":,"truncated":false,"truncated_reason":"max_output_bytes"}`) + 2*19
 
 // appendTail appends everything after the entries array's last element.
 // An empty reason is truncated=false with a null reason.

@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // osFastPath reports that readDirOS is available.
@@ -54,11 +53,9 @@ func readDirOS(at int, rel, abs string, includeHidden, keep bool, buf *dirBuf) (
 		return nil
 	})
 	if err == nil {
-		names = make([]name, len(raws))
-		for i, raw := range raws {
-			n := &names[i]
-			n.raw, n.lossy = raw, lossy.String(raw)
-			statAt(fd, abs, n)
+		names = sortedNames(raws)
+		for i := range names {
+			statAt(fd, abs, &names[i])
 		}
 	}
 	clear(raws)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/afero"
 
@@ -80,7 +80,7 @@ type dirNode struct {
 	rawPath string // relative path of the directory, "" for the root
 	path    string // lossy form of rawPath
 	depth   int64  // depth of the directory's children
-	names   []name // unsorted
+	names   []name // sorted (sortedNames)
 	fd      int    // the open directory (readDirOS), or -1
 }
 
@@ -151,17 +151,36 @@ func (w *walker) readDir(parent *dirNode, rel, abs string, depth int64) ([]name,
 		keep := w.req.recursive && depth < w.req.maxDepth && depth <= maxHeld
 		return readDirOS(at, rel, abs, w.req.includeHidden, keep, &w.buf)
 	}
-	raw, err := fsys.ReadDirNames(w.fs, abs)
+	raws, err := fsys.ReadDirNames(w.fs, abs)
 	if err != nil {
 		return nil, -1, err
 	}
-	names := make([]name, 0, len(raw))
-	for _, r := range raw {
-		if r != "." && r != ".." {
-			names = append(names, name{raw: r, lossy: lossy.String(r)})
+	raws = slices.DeleteFunc(raws, func(r string) bool { return r == "." || r == ".." })
+	return sortedNames(raws), -1, nil
+}
+
+// sortedNames returns the names raws in the order of compareNames. When
+// every name is valid UTF-8, its own lossy form, that is the order of the
+// raw strings, sorted without converting them first.
+func sortedNames(raws []string) []name {
+	valid := true
+	for _, r := range raws {
+		if !utf8.ValidString(r) {
+			valid = false
+			break
 		}
 	}
-	return names, -1, nil
+	if valid {
+		slices.Sort(raws)
+	}
+	names := make([]name, len(raws))
+	for i, r := range raws {
+		names[i] = name{raw: r, lossy: lossy.String(r)}
+	}
+	if !valid {
+		slices.SortFunc(names, compareNames)
+	}
+	return names
 }
 
 // walk lists root, whose names are already read, and returns the kept
@@ -179,7 +198,6 @@ func (w *walker) dfs(d *dirNode) bool {
 	}
 	names := d.names
 	d.names = nil // visited once; let the garbage collector have them
-	slices.SortFunc(names, compareNames)
 	if w.reader != nil && w.req.recursive && d.depth < w.req.maxDepth {
 		for i := range names {
 			n := &names[i]
@@ -325,6 +343,12 @@ func metadataCode(err error) string {
 	return codeIOError
 }
 
-// joinAbs joins a filesystem path and a raw entry name (never "." or "..",
-// never containing a separator), so filepath.Join's cleaning is harmless.
-func joinAbs(dir, name string) string { return filepath.Join(dir, name) }
+// joinAbs joins a clean absolute path (the sandbox's canonical root or a
+// path joinAbs built) and a raw entry name (never "." or "..", never
+// containing a separator): the result is as clean, as filepath.Join's.
+func joinAbs(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
