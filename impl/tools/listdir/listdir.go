@@ -152,7 +152,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		}
 		return "", toolerr.New(kind, "listing of %s stopped: %v", req.display, err)
 	}
-	slices.SortFunc(entries, compareEntries) // FR-LD-OUT-01, I-LD-02
+	sortEntries(entries)
 
 	out, err := render(req, entries, w.truncated, c.EffectiveMax())
 	if err != nil {

@@ -119,26 +119,26 @@ func appendTail(dst []byte, returned int, maxEntries int64, reason string) []byt
 	return append(dst, '}')
 }
 
-// appendEntry appends one entry object, keys in the order of §3.5.
+// appendEntry appends one entry object, keys in the order of §3.5. The
+// keys are written as the literals canonjson.AppendKey would write.
 func appendEntry(dst []byte, e *entry) []byte {
-	dst = append(dst, '{')
-	dst = canonjson.AppendKey(dst, "name", true)
+	dst = append(dst, `{"name":`...)
 	dst = appendString(dst, e.name)
-	dst = canonjson.AppendKey(dst, "path", false)
+	dst = append(dst, `,"path":`...)
 	dst = appendString(dst, e.path)
-	dst = canonjson.AppendKey(dst, "depth", false)
+	dst = append(dst, `,"depth":`...)
 	dst = canonjson.AppendInt(dst, e.depth)
-	dst = canonjson.AppendKey(dst, "type", false)
+	dst = append(dst, `,"type":`...)
 	dst = appendString(dst, e.typ)
-	dst = canonjson.AppendKey(dst, "size_bytes", false)
+	dst = append(dst, `,"size_bytes":`...)
 	dst = appendOptInt(dst, e.size, e.hasSize)
-	dst = canonjson.AppendKey(dst, "modified_epoch_ms", false)
+	dst = append(dst, `,"modified_epoch_ms":`...)
 	dst = appendOptInt(dst, e.mtime, e.hasMtime)
-	dst = canonjson.AppendKey(dst, "is_hidden", false)
+	dst = append(dst, `,"is_hidden":`...)
 	dst = canonjson.AppendBool(dst, e.hidden)
-	dst = canonjson.AppendKey(dst, "error_code", false)
+	dst = append(dst, `,"error_code":`...)
 	dst = appendOptString(dst, e.errCode)
-	dst = canonjson.AppendKey(dst, "error", false)
+	dst = append(dst, `,"error":`...)
 	dst = appendOptString(dst, e.errMsg)
 	return append(dst, '}')
 }
