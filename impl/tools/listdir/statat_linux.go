@@ -44,22 +44,30 @@ func readDirOS(at int, rel, abs string, includeHidden, keep bool, buf *dirBuf) (
 	if err != nil {
 		return nil, -1, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
-	raws := buf.raws[:0]
+	// The names go into one string, each a substring: one allocation.
+	text, ends := buf.text[:0], buf.ends[:0]
 	err = fsys.ReadDirFd(fd, abs, &buf.dirents, func(b []byte, _ fs.FileMode, _ bool) error {
 		if b[0] == '.' && !includeHidden {
 			return nil
 		}
-		raws = append(raws, string(b))
+		text = append(text, b...)
+		ends = append(ends, len(text))
 		return nil
 	})
 	if err == nil {
+		all, raws, start := string(text), buf.raws[:0], 0
+		for _, end := range ends {
+			raws = append(raws, all[start:end])
+			start = end
+		}
 		names = sortedNames(raws)
 		for i := range names {
 			statAt(fd, abs, &names[i])
 		}
+		clear(raws)
+		buf.raws = raws[:0]
 	}
-	clear(raws)
-	buf.raws = raws[:0]
+	buf.text, buf.ends = text, ends
 	if err != nil || !keep {
 		if cerr := unix.Close(fd); cerr != nil && err == nil {
 			err = &fs.PathError{Op: "close", Path: abs, Err: cerr}
@@ -76,6 +84,8 @@ func readDirOS(at int, rel, abs string, includeHidden, keep bool, buf *dirBuf) (
 // next by one goroutine.
 type dirBuf struct {
 	dirents []byte   // getdents
+	text    []byte   // the names, one after the other
+	ends    []int    // where each name ends in text
 	raws    []string // the names, before they are statted
 }
 
