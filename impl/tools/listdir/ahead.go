@@ -63,7 +63,7 @@ func (r *reader) read(a *ahead, buf *dirBuf) {
 	if a.taken.Swap(true) {
 		return
 	}
-	a.names, _, a.err = readDirOS(atPath, "", a.abs, r.includeHidden, false, buf)
+	a.names, a.err = readDirOS(a.abs, r.includeHidden, buf)
 	close(a.done)
 }
 

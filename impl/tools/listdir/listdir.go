@@ -134,14 +134,14 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		return "", toolerr.Failed(Name, "path is not a directory: %s; pass a directory, or use read_file for a file", req.display)
 	}
 	w := newWalker(ctx, c.FS, req)
-	names, fd, err := w.readDir(nil, "", root, 1)
+	names, err := w.readDir(root)
 	if err != nil {
 		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
 	if w.os && req.recursive && os.Getenv("LD_NOAHEAD") == "" {
 		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)))
 	}
-	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names, fd: fd})
+	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
 	if w.reader != nil {
 		w.reader.close()
 	}

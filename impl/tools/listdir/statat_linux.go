@@ -14,39 +14,23 @@ import (
 // osFastPath reports that readDirOS is available.
 const osFastPath = true
 
-// atPath is readDirOS's at for a directory opened by its absolute path.
-const atPath = unix.AT_FDCWD
-
-// readDirOS reads the directory abs on the operating system's filesystem
+// readDirOS reads the directory dir on the operating system's filesystem
 // (afero.OsFs, nothing wrapped around it) with plain system calls: open,
 // getdents into buf (fsys.ReadDirFd), one fstatat per name relative to the
-// open directory, close. It opens abs as rel relative to the open
-// directory at (rel is its name there), which looks up one path component
-// instead of all of abs, or by abs when at is atPath. With keep the
-// directory is returned open, for its subdirectories' at, and the caller
-// closes it (closeDir); else fd is -1.
-//
-// Names, failures and their texts are those of fsys.ReadDirNames and
-// fsys.Lstat through afero.OsFs. Hidden names are left out unless
-// includeHidden: the walk neither lists nor enters them (FR-LD-LST-06), so
-// they need no lstat. A name whose lstat fails carries the error.
-func readDirOS(at int, rel, abs string, includeHidden, keep bool, buf *dirBuf) (names []name, fd int, err error) {
-	path := abs
-	if at != atPath {
-		path = rel
-	}
-	for {
-		fd, err = unix.Openat(at, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+// open directory (no path lookup from the root), close. It returns the
+// names sorted (sortedNames). Names, failures and their texts are those of
+// fsys.ReadDirNames and fsys.Lstat through afero.OsFs. Hidden names are
+// left out unless includeHidden: the walk neither lists nor enters them
+// (FR-LD-LST-06), so they need no lstat. A name whose lstat fails carries
+// the error.
+func readDirOS(dir string, includeHidden bool, buf *dirBuf) (names []name, err error) {
+	fd, err := fsys.OpenDirFd(dir)
 	if err != nil {
-		return nil, -1, &fs.PathError{Op: "open", Path: abs, Err: err}
+		return nil, err
 	}
 	// The names go into one string, each a substring: one allocation.
 	text, ends := buf.text[:0], buf.ends[:0]
-	err = fsys.ReadDirFd(fd, abs, &buf.dirents, func(b []byte, _ fs.FileMode, _ bool) error {
+	err = fsys.ReadDirFd(fd, dir, &buf.dirents, func(b []byte, _ fs.FileMode, _ bool) error {
 		if b[0] == '.' && !includeHidden {
 			return nil
 		}
@@ -62,22 +46,19 @@ func readDirOS(at int, rel, abs string, includeHidden, keep bool, buf *dirBuf) (
 		}
 		names = sortedNames(raws)
 		for i := range names {
-			statAt(fd, abs, &names[i])
+			statAt(fd, dir, &names[i])
 		}
 		clear(raws)
 		buf.raws = raws[:0]
 	}
 	buf.text, buf.ends = text, ends
-	if err != nil || !keep {
-		if cerr := unix.Close(fd); cerr != nil && err == nil {
-			err = &fs.PathError{Op: "close", Path: abs, Err: cerr}
-		}
-		fd = -1
+	if cerr := unix.Close(fd); cerr != nil && err == nil {
+		err = &fs.PathError{Op: "close", Path: dir, Err: cerr}
 	}
 	if err != nil {
-		return nil, -1, err
+		return nil, err
 	}
-	return names, fd, nil
+	return names, nil
 }
 
 // dirBuf is readDirOS's scratch space, reused from one directory to the
@@ -88,9 +69,6 @@ type dirBuf struct {
 	ends    []int    // where each name ends in text
 	raws    []string // the names, before they are statted
 }
-
-// closeDir closes a directory readDirOS returned open.
-func closeDir(fd int) { _ = unix.Close(fd) }
 
 // statAt lstats n relative to the open directory fd, named dir in errors.
 func statAt(fd int, dir string, n *name) {

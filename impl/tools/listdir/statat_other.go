@@ -6,12 +6,9 @@ package listdir
 // read through afero and each name lstat'ed when visited.
 const osFastPath = false
 
-const atPath = -100
-
+// dirBuf is readDirOS's scratch space.
 type dirBuf struct{}
 
-func readDirOS(int, string, string, bool, bool, *dirBuf) ([]name, int, error) {
+func readDirOS(string, bool, *dirBuf) ([]name, error) {
 	panic("listdir: readDirOS without osFastPath")
 }
-
-func closeDir(int) {}

@@ -81,13 +81,7 @@ type dirNode struct {
 	path    string // lossy form of rawPath
 	depth   int64  // depth of the directory's children
 	names   []name // sorted (sortedNames)
-	fd      int    // the open directory (readDirOS), or -1
 }
-
-// maxHeld bounds the depth of the directories a walk holds open while it
-// walks their subtrees, so that it holds at most maxHeld descriptors;
-// deeper directories are opened by absolute path.
-const maxHeld = 64
 
 // name is a directory entry name with its lossy form, ordered by the lossy
 // string and then by the raw bytes (FR-LD-LST-05, I-LD-02).
@@ -137,26 +131,19 @@ func newWalker(ctx context.Context, afs afero.Fs, req request) *walker {
 	return &walker{ctx: ctx, fs: afs, os: plain && osFastPath, req: req}
 }
 
-// readDir reads the names of the directory abs, named rel in its parent
-// directory parent: statted on the operating system's filesystem, else to
-// be lstat'ed when visited. The directory is returned open (fd) when its
-// subdirectories are going to be read, on the operating system's
-// filesystem, within maxHeld; else fd is -1.
-func (w *walker) readDir(parent *dirNode, rel, abs string, depth int64) ([]name, int, error) {
+// readDir reads the names of the directory abs, sorted (sortedNames):
+// statted on the operating system's filesystem, else to be lstat'ed when
+// visited.
+func (w *walker) readDir(abs string) ([]name, error) {
 	if w.os {
-		at := atPath
-		if parent != nil && parent.fd >= 0 {
-			at = parent.fd
-		}
-		keep := w.req.recursive && depth < w.req.maxDepth && depth <= maxHeld
-		return readDirOS(at, rel, abs, w.req.includeHidden, keep, &w.buf)
+		return readDirOS(abs, w.req.includeHidden, &w.buf)
 	}
 	raws, err := fsys.ReadDirNames(w.fs, abs)
 	if err != nil {
-		return nil, -1, err
+		return nil, err
 	}
 	raws = slices.DeleteFunc(raws, func(r string) bool { return r == "." || r == ".." })
-	return sortedNames(raws), -1, nil
+	return sortedNames(raws), nil
 }
 
 // sortedNames returns the names raws in the order of compareNames. When
@@ -193,9 +180,6 @@ func (w *walker) walk(root *dirNode) ([]*entry, error) {
 // dfs visits d's entries depth-first pre-order; it reports whether the
 // traversal must stop.
 func (w *walker) dfs(d *dirNode) bool {
-	if d.fd >= 0 {
-		defer closeDir(d.fd)
-	}
 	names := d.names
 	d.names = nil // visited once; let the garbage collector have them
 	if w.reader != nil && w.req.recursive && d.depth < w.req.maxDepth {
@@ -266,7 +250,6 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 	}
 	if descend {
 		var names []name
-		fd := -1
 		switch {
 		case n.ahead != nil:
 			abs = n.ahead.abs
@@ -275,7 +258,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 			abs = joinAbs(d.abs, n.raw)
 			fallthrough
 		default:
-			names, fd, err = w.readDir(d, n.raw, abs, d.depth+1)
+			names, err = w.readDir(abs)
 		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
 			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
@@ -287,7 +270,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 				}
 			}
 		} else {
-			child = &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names, fd: fd}
+			child = &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names}
 		}
 	}
 	if qualifies {
