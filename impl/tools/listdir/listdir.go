@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime"
 	"slices"
 	"syscall"
@@ -138,7 +137,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	if err != nil {
 		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
-	if w.os && req.recursive && os.Getenv("LD_NOAHEAD") == "" {
+	if w.os && req.recursive && req.maxDepth > 1 {
 		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)))
 	}
 	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
