@@ -138,7 +138,8 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
 	if w.os && req.recursive && req.maxDepth > 1 {
-		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)))
+		// The walk keeps one processor busy; the readers take the rest.
+		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)-1))
 	}
 	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
 	if w.reader != nil {

@@ -183,10 +183,16 @@ func (w *walker) dfs(d *dirNode) bool {
 	names := d.names
 	d.names = nil // visited once; let the garbage collector have them
 	if w.reader != nil && w.req.recursive && d.depth < w.req.maxDepth {
+		// The first subdirectory is the walk's next read: it reads it
+		// itself rather than wait for a goroutine to start on it.
+		first := true
 		for i := range names {
 			n := &names[i]
 			if n.statted && n.err == nil && n.meta.typ == typeDir && (w.req.includeHidden || !strings.HasPrefix(n.lossy, ".")) {
-				n.ahead = w.reader.ahead(joinAbs(d.abs, n.raw))
+				if !first {
+					n.ahead = w.reader.ahead(joinAbs(d.abs, n.raw))
+				}
+				first = false
 			}
 		}
 	}
