@@ -65,7 +65,7 @@ func render(req request, entries []*entry, byEntries bool, budget int64) (string
 		if int64(end+len(t)) > budget {
 			continue
 		}
-		if k == len(ends) && end == out.Len() {
+		if k == len(ends) { // out ends with entry k
 			out.Write(t)
 			return out.String(), nil
 		}
