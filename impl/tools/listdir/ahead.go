@@ -1,14 +1,8 @@
 package listdir
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/spf13/afero"
-
-	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // On the operating system's filesystem the depth-first walk would read
@@ -19,12 +13,12 @@ import (
 // goroutine has started on it. What is read, and what the walk does with
 // it, is unchanged: only when.
 
-// ahead is one directory read ahead: its names, lstat'ed (statNames).
+// ahead is one directory read ahead: its names, lstat'ed (readDirOS).
 type ahead struct {
 	abs   string
 	taken atomic.Bool
 	done  chan struct{}
-	names []name // unsorted
+	names []name // sorted
 	err   error  // of the listing
 }
 
@@ -33,26 +27,28 @@ const maxAhead = 1024
 
 // reader reads directories ahead of the walk.
 type reader struct {
-	fs    afero.Fs
-	queue chan *ahead
-	wg    sync.WaitGroup
+	includeHidden bool
+	queue         chan *ahead
+	wg            sync.WaitGroup
 }
 
-func newReader(afs afero.Fs, n int) *reader {
-	r := &reader{fs: afs, queue: make(chan *ahead, maxAhead)}
+// newReader starts n goroutines reading directories with readDirOS.
+func newReader(includeHidden bool, n int) *reader {
+	r := &reader{includeHidden: includeHidden, queue: make(chan *ahead, maxAhead)}
 	for range n {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			var buf dirBuf
 			for a := range r.queue {
-				r.read(a)
+				r.read(a, &buf)
 			}
 		}()
 	}
 	return r
 }
 
-// queue queues the directory abs, or returns nil when the queue is full.
+// ahead queues the directory abs, or returns nil when the queue is full.
 func (r *reader) ahead(abs string) *ahead {
 	a := &ahead{abs: abs, done: make(chan struct{})}
 	select {
@@ -63,28 +59,18 @@ func (r *reader) ahead(abs string) *ahead {
 	}
 }
 
-func (r *reader) read(a *ahead) {
+func (r *reader) read(a *ahead, buf *dirBuf) {
 	if a.taken.Swap(true) {
 		return
 	}
-	raw, err := fsys.ReadDirNames(r.fs, a.abs)
-	if err == nil {
-		a.names = make([]name, 0, len(raw))
-		for _, n := range raw {
-			if n != "." && n != ".." {
-				a.names = append(a.names, name{raw: n, lossy: lossy.String(n)})
-			}
-		}
-		statNames(a.abs, a.names)
-	}
-	a.err = err
+	a.names, a.err = readDirOS(a.abs, r.includeHidden, buf)
 	close(a.done)
 }
 
-// get returns the directory's names, reading them now if no goroutine
-// has started.
-func (r *reader) get(a *ahead) ([]name, error) {
-	r.read(a)
+// get returns the directory's names, reading them now into buf if no
+// goroutine has started.
+func (r *reader) get(a *ahead, buf *dirBuf) ([]name, error) {
+	r.read(a, buf)
 	<-a.done
 	return a.names, a.err
 }
@@ -102,10 +88,4 @@ func (r *reader) close() {
 	}
 	close(r.queue)
 	r.wg.Wait()
-}
-
-// sortedAhead sorts names read ahead (compareNames).
-func sortedAhead(names []name) []name {
-	slices.SortFunc(names, compareNames)
-	return names
 }

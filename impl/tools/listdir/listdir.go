@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/spf13/afero"
-
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -134,14 +132,14 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	case !info.IsDir():
 		return "", toolerr.Failed(Name, "path is not a directory: %s; pass a directory, or use read_file for a file", req.display)
 	}
-	names, err := fsys.ReadDirNames(c.FS, root)
+	w := newWalker(ctx, c.FS, req)
+	names, err := w.readDir(root)
 	if err != nil {
 		return "", toolerr.Failed(Name, "cannot read directory %s: %s", req.display, fsys.ErrText(err))
 	}
-
-	w := &walker{ctx: ctx, fs: c.FS, req: req}
-	if _, plain := c.FS.(*afero.OsFs); plain && req.recursive {
-		w.reader = newReader(c.FS, max(1, runtime.GOMAXPROCS(0)))
+	if w.os && req.recursive && req.maxDepth > 1 {
+		// The walk keeps one processor busy; the readers take the rest.
+		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)-1))
 	}
 	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
 	if w.reader != nil {
@@ -154,7 +152,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 		}
 		return "", toolerr.New(kind, "listing of %s stopped: %v", req.display, err)
 	}
-	slices.SortFunc(entries, compareEntries) // FR-LD-OUT-01, I-LD-02
+	sortEntries(entries)
 
 	out, err := render(req, entries, w.truncated, c.EffectiveMax())
 	if err != nil {

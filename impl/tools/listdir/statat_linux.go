@@ -7,74 +7,103 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/forge-conform/forge-conform/impl/fsys"
 )
 
-// statNames lstats the names of the directory dir on the operating
-// system's filesystem relative to the open directory (one fstatat each,
-// no path lookup from the root), as fsys.Lstat on afero.OsFs would. When
-// the directory cannot be opened the names stay unstatted and visit
-// lstats them itself.
-func statNames(dir string, names []name) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+// osFastPath reports that readDirOS is available.
+const osFastPath = true
+
+// readDirOS reads the directory dir on the operating system's filesystem
+// (afero.OsFs, nothing wrapped around it) with plain system calls: open,
+// getdents into buf (fsys.ReadDirFd), one fstatat per name relative to the
+// open directory (no path lookup from the root), close. It returns the
+// names sorted (sortedNames). Names, failures and their texts are those of
+// fsys.ReadDirNames and fsys.Lstat through afero.OsFs. Hidden names are
+// left out unless includeHidden: the walk neither lists nor enters them
+// (FR-LD-LST-06), so they need no lstat. A name whose lstat fails carries
+// the error.
+func readDirOS(dir string, includeHidden bool, buf *dirBuf) (names []name, err error) {
+	fd, err := fsys.OpenDirFd(dir)
 	if err != nil {
-		return
+		return nil, err
 	}
-	defer unix.Close(fd)
-	for i := range names {
-		n := &names[i]
-		var st unix.Stat_t
-		for {
-			err = unix.Fstatat(fd, n.raw, &st, unix.AT_SYMLINK_NOFOLLOW)
-			if err != unix.EINTR {
-				break
-			}
+	// The names go into one string, each a substring: one allocation.
+	text, ends := buf.text[:0], buf.ends[:0]
+	err = fsys.ReadDirFd(fd, dir, &buf.dirents, func(b []byte, _ fs.FileMode, _ bool) error {
+		if b[0] == '.' && !includeHidden {
+			return nil
 		}
-		if err != nil {
-			n.err = &fs.PathError{Op: "lstat", Path: dir + "/" + n.raw, Err: err}
-		} else {
-			n.info = &statInfo{name: n.raw, st: st}
+		text = append(text, b...)
+		ends = append(ends, len(text))
+		return nil
+	})
+	if err == nil {
+		all, raws, start := string(text), buf.raws[:0], 0
+		for _, end := range ends {
+			raws = append(raws, all[start:end])
+			start = end
 		}
-		n.statted = true
+		names = sortedNames(raws)
+		for i := range names {
+			statAt(fd, dir, &names[i])
+		}
+		clear(raws)
+		buf.raws = raws[:0]
 	}
+	buf.text, buf.ends = text, ends
+	if cerr := unix.Close(fd); cerr != nil && err == nil {
+		err = &fs.PathError{Op: "close", Path: dir, Err: cerr}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return names, nil
 }
 
-// statInfo is an fs.FileInfo from lstat, as os.Lstat builds it.
-type statInfo struct {
-	name string
-	st   unix.Stat_t
+// dirBuf is readDirOS's scratch space, reused from one directory to the
+// next by one goroutine.
+type dirBuf struct {
+	dirents []byte   // getdents
+	text    []byte   // the names, one after the other
+	ends    []int    // where each name ends in text
+	raws    []string // the names, before they are statted
 }
 
-func (s *statInfo) Name() string       { return s.name }
-func (s *statInfo) Size() int64        { return s.st.Size }
-func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
-func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
-func (s *statInfo) Sys() any           { return &s.st }
+// statAt lstats n relative to the open directory fd, named dir in errors.
+func statAt(fd int, dir string, n *name) {
+	var st unix.Stat_t
+	var err error
+	for {
+		err = unix.Fstatat(fd, n.raw, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		n.err = &fs.PathError{Op: "lstat", Path: dir + "/" + n.raw, Err: err}
+	} else {
+		n.meta = metaOfStat(&st)
+	}
+	n.statted = true
+}
 
-// Mode is os's conversion of st_mode (os/stat_linux.go).
-func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.st.Mode & 0o777)
-	switch s.st.Mode & unix.S_IFMT {
-	case unix.S_IFBLK:
-		m |= fs.ModeDevice
-	case unix.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFDIR:
-		m |= fs.ModeDir
-	case unix.S_IFIFO:
-		m |= fs.ModeNamedPipe
+// metaOfStat is metaOf of the fs.FileInfo os.Lstat would build from st:
+// os sets no type bits for a file type it does not know, which is then
+// regular (os/stat_linux.go).
+func metaOfStat(st *unix.Stat_t) meta {
+	var m meta
+	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
-		m |= fs.ModeSymlink
-	case unix.S_IFSOCK:
-		m |= fs.ModeSocket
+		m.typ = typeSymlink
+	case unix.S_IFDIR:
+		m.typ = typeDir
+	case unix.S_IFBLK, unix.S_IFCHR, unix.S_IFIFO, unix.S_IFSOCK:
+		m.typ = typeOther
+	default:
+		m.typ = typeFile
+		m.size, m.hasSize = st.Size, true
 	}
-	if s.st.Mode&unix.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.st.Mode&unix.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.st.Mode&unix.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
+	m.mtime, m.hasMtime = epochMillis(time.Unix(st.Mtim.Unix()))
 	return m
 }

@@ -2,5 +2,13 @@
 
 package listdir
 
-// statNames leaves names unstatted: visit lstats each through afero.
-func statNames(string, []name) {}
+// osFastPath reports that readDirOS is not available: every filesystem is
+// read through afero and each name lstat'ed when visited.
+const osFastPath = false
+
+// dirBuf is readDirOS's scratch space.
+type dirBuf struct{}
+
+func readDirOS(string, bool, *dirBuf) ([]name, error) {
+	panic("listdir: readDirOS without osFastPath")
+}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/afero"
 
@@ -32,21 +32,46 @@ const (
 	codeIOError             = "io_error"
 )
 
-// entry is one listed item. Empty errCode/errMsg and the has* flags false
-// serialize as null.
-type entry struct {
-	name     string // lossy name
-	rawPath  string // relative path from the raw name bytes, "/"-joined
-	path     string // lossy relative path, "/"-joined
-	depth    int64
+// meta is what an entry reports from its no-follow metadata: type, size
+// (regular files only) and modification time.
+type meta struct {
 	typ      string
 	size     int64
 	hasSize  bool
 	mtime    int64
 	hasMtime bool
-	hidden   bool
-	errCode  string
-	errMsg   string
+}
+
+// metaOf is the meta of an lstat result.
+func metaOf(info fs.FileInfo) meta {
+	var m meta
+	mode := info.Mode()
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		m.typ = typeSymlink
+	case mode.IsDir():
+		m.typ = typeDir
+	case mode.IsRegular():
+		m.typ = typeFile
+		m.size, m.hasSize = info.Size(), true
+	default:
+		m.typ = typeOther
+	}
+	m.mtime, m.hasMtime = epochMillis(info.ModTime())
+	return m
+}
+
+// entry is one listed item. Empty errCode/errMsg and the has* flags false
+// serialize as null.
+type entry struct {
+	name    string // lossy name
+	path    string // lossy relative path, "/"-joined
+	rawPath string // relative path from the raw name bytes; path's string when equal
+	depth   int64
+	meta
+	hidden  bool
+	errCode string
+	errMsg  string
 }
 
 // dirNode is a directory whose names have been read and await a visit.
@@ -55,16 +80,15 @@ type dirNode struct {
 	rawPath string // relative path of the directory, "" for the root
 	path    string // lossy form of rawPath
 	depth   int64  // depth of the directory's children
-	names   []string
-	read    []name // instead of names: read ahead, lstat'ed (ahead.go)
+	names   []name // sorted (sortedNames)
 }
 
 // name is a directory entry name with its lossy form, ordered by the lossy
 // string and then by the raw bytes (FR-LD-LST-05, I-LD-02).
 type name struct {
 	raw, lossy string
-	info       fs.FileInfo // lstat, when statted (statNames)
-	err        error
+	meta       meta  // lstat's, when statted
+	err        error // lstat's, when statted
 	statted    bool
 	ahead      *ahead // a directory read ahead of the walk
 }
@@ -76,12 +100,15 @@ func compareNames(a, b name) int {
 	return strings.Compare(a.raw, b.raw)
 }
 
-func compareEntries(a, b entry) int {
+func compareEntries(a, b *entry) int {
 	if c := strings.Compare(a.path, b.path); c != 0 {
 		return c
 	}
 	return strings.Compare(a.rawPath, b.rawPath)
 }
+
+// entryChunk is how many entries a walker allocates at a time.
+const entryChunk = 512
 
 // walker collects the entries of one listing. It stops reading the tree as
 // soon as it finds the first qualifying entry beyond maxEntries (I-LD-04,
@@ -89,16 +116,63 @@ func compareEntries(a, b entry) int {
 type walker struct {
 	ctx       context.Context
 	fs        afero.Fs
+	os        bool // fs is the operating system's: names come statted (readDirOS)
 	req       request
-	kept      []entry
+	kept      []*entry
+	chunk     []entry // storage of the next kept entries
 	reader    *reader // reads directories ahead; nil: each when visited
+	buf       dirBuf  // readDirOS's
 	truncated bool    // a qualifying entry beyond maxEntries exists
 	err       error
 }
 
+func newWalker(ctx context.Context, afs afero.Fs, req request) *walker {
+	_, plain := afs.(*afero.OsFs)
+	return &walker{ctx: ctx, fs: afs, os: plain && osFastPath, req: req}
+}
+
+// readDir reads the names of the directory abs, sorted (sortedNames):
+// statted on the operating system's filesystem, else to be lstat'ed when
+// visited.
+func (w *walker) readDir(abs string) ([]name, error) {
+	if w.os {
+		return readDirOS(abs, w.req.includeHidden, &w.buf)
+	}
+	raws, err := fsys.ReadDirNames(w.fs, abs)
+	if err != nil {
+		return nil, err
+	}
+	raws = slices.DeleteFunc(raws, func(r string) bool { return r == "." || r == ".." })
+	return sortedNames(raws), nil
+}
+
+// sortedNames returns the names raws in the order of compareNames. When
+// every name is valid UTF-8, its own lossy form, that is the order of the
+// raw strings, sorted without converting them first.
+func sortedNames(raws []string) []name {
+	valid := true
+	for _, r := range raws {
+		if !utf8.ValidString(r) {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		slices.Sort(raws)
+	}
+	names := make([]name, len(raws))
+	for i, r := range raws {
+		names[i] = name{raw: r, lossy: lossy.String(r)}
+	}
+	if !valid {
+		slices.SortFunc(names, compareNames)
+	}
+	return names
+}
+
 // walk lists root, whose names are already read, and returns the kept
 // entries in traversal order.
-func (w *walker) walk(root *dirNode) ([]entry, error) {
+func (w *walker) walk(root *dirNode) ([]*entry, error) {
 	w.dfs(root)
 	return w.kept, w.err
 }
@@ -106,20 +180,27 @@ func (w *walker) walk(root *dirNode) ([]entry, error) {
 // dfs visits d's entries depth-first pre-order; it reports whether the
 // traversal must stop.
 func (w *walker) dfs(d *dirNode) bool {
-	names := w.sorted(d)
+	names := d.names
+	d.names = nil // visited once; let the garbage collector have them
 	if w.reader != nil && w.req.recursive && d.depth < w.req.maxDepth {
+		// The first subdirectory is the walk's next read: it reads it
+		// itself rather than wait for a goroutine to start on it.
+		first := true
 		for i := range names {
 			n := &names[i]
-			if n.statted && n.err == nil && n.info.IsDir() && (w.req.includeHidden || !strings.HasPrefix(n.lossy, ".")) {
-				n.ahead = w.reader.ahead(joinAbs(d.abs, n.raw))
+			if n.statted && n.err == nil && n.meta.typ == typeDir && (w.req.includeHidden || !strings.HasPrefix(n.lossy, ".")) {
+				if !first {
+					n.ahead = w.reader.ahead(joinAbs(d.abs, n.raw))
+				}
+				first = false
 			}
 		}
 	}
-	for _, n := range names {
+	for i := range names {
 		if w.cancelled() {
 			return true
 		}
-		child, stop := w.visit(d, n)
+		child, stop := w.visit(d, &names[i])
 		if stop {
 			return true
 		}
@@ -138,53 +219,34 @@ func (w *walker) cancelled() bool {
 	return false
 }
 
-// sorted returns d's names without "." and "..", in enumeration order.
-func (w *walker) sorted(d *dirNode) []name {
-	if d.read != nil {
-		return sortedAhead(d.read)
-	}
-	out := make([]name, 0, len(d.names))
-	for _, raw := range d.names {
-		if raw == "." || raw == ".." {
-			continue
-		}
-		out = append(out, name{raw: raw, lossy: lossy.String(raw)})
-	}
-	slices.SortFunc(out, compareNames)
-	d.names = nil // read once; let the garbage collector have them
-	if _, plain := w.fs.(*afero.OsFs); plain {
-		statNames(d.abs, out)
-	}
-	return out
-}
-
 // visit examines one name of d. It keeps the entry if it qualifies and
 // returns the directory to descend into, if any; stop reports that the
 // listing is full and a further qualifying entry was found.
-func (w *walker) visit(d *dirNode, n name) (child *dirNode, stop bool) {
+func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 	hidden := strings.HasPrefix(n.lossy, ".")
 	if hidden && !w.req.includeHidden {
 		return nil, false // FR-LD-LST-06: neither listed nor traversed
 	}
-	abs := joinAbs(d.abs, n.raw)
-	e := entry{
-		name:    n.lossy,
-		rawPath: fsys.JoinRel(d.rawPath, n.raw),
-		path:    fsys.JoinRel(d.path, n.lossy),
-		depth:   d.depth,
-		hidden:  hidden,
-	}
-	var info fs.FileInfo
-	var err error
-	if n.statted {
-		info, err = n.info, n.err
+	e := entry{name: n.lossy, depth: d.depth, hidden: hidden}
+	e.path = fsys.JoinRel(d.path, n.lossy)
+	if n.raw == n.lossy && d.rawPath == d.path {
+		e.rawPath = e.path
 	} else {
-		info, err = fsys.Lstat(w.fs, abs)
+		e.rawPath = fsys.JoinRel(d.rawPath, n.raw)
+	}
+	abs := ""
+	err := n.err
+	if n.statted {
+		e.meta = n.meta
+	} else {
+		abs = joinAbs(d.abs, n.raw)
+		var info fs.FileInfo
+		if info, err = fsys.Lstat(w.fs, abs); err == nil {
+			e.meta = metaOf(info)
+		}
 	}
 	if err != nil {
 		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err), fsys.ErrText(err)
-	} else {
-		setMetadata(&e, info)
 	}
 	descend := e.typ == typeDir && w.req.recursive && d.depth < w.req.maxDepth
 	qualifies := e.typ == typeUnknown || w.includes(e.typ)
@@ -193,12 +255,16 @@ func (w *walker) visit(d *dirNode, n name) (child *dirNode, stop bool) {
 		return nil, true
 	}
 	if descend {
-		var names []string
-		var read []name
-		if n.ahead != nil {
-			read, err = w.reader.get(n.ahead)
-		} else {
-			names, err = fsys.ReadDirNames(w.fs, abs)
+		var names []name
+		switch {
+		case n.ahead != nil:
+			abs = n.ahead.abs
+			names, err = w.reader.get(n.ahead, &w.buf)
+		case abs == "":
+			abs = joinAbs(d.abs, n.raw)
+			fallthrough
+		default:
+			names, err = w.readDir(abs)
 		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
 			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
@@ -210,18 +276,22 @@ func (w *walker) visit(d *dirNode, n name) (child *dirNode, stop bool) {
 				}
 			}
 		} else {
-			child = w.childOf(abs, e, names)
-			child.read = read
+			child = &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names}
 		}
 	}
 	if qualifies {
-		w.kept = append(w.kept, e)
+		w.keep(e)
 	}
 	return child, false
 }
 
-func (w *walker) childOf(abs string, e entry, names []string) *dirNode {
-	return &dirNode{abs: abs, rawPath: e.rawPath, path: e.path, depth: e.depth + 1, names: names}
+// keep appends e to the kept entries.
+func (w *walker) keep(e entry) {
+	if len(w.chunk) == cap(w.chunk) {
+		w.chunk = make([]entry, 0, entryChunk)
+	}
+	w.chunk = append(w.chunk, e)
+	w.kept = append(w.kept, &w.chunk[len(w.chunk)-1])
 }
 
 func (w *walker) full() bool { return int64(len(w.kept)) >= w.req.maxEntries }
@@ -240,23 +310,6 @@ func (w *walker) includes(typ string) bool {
 		return w.req.includeOther
 	}
 	return true
-}
-
-// setMetadata fills type, size and mtime from no-follow metadata.
-func setMetadata(e *entry, info fs.FileInfo) {
-	mode := info.Mode()
-	switch {
-	case mode&fs.ModeSymlink != 0:
-		e.typ = typeSymlink
-	case mode.IsDir():
-		e.typ = typeDir
-	case mode.IsRegular():
-		e.typ = typeFile
-		e.size, e.hasSize = info.Size(), true
-	default:
-		e.typ = typeOther
-	}
-	e.mtime, e.hasMtime = epochMillis(info.ModTime())
 }
 
 // epochMillis is I-LD-10: milliseconds since the epoch truncated toward
@@ -279,6 +332,12 @@ func metadataCode(err error) string {
 	return codeIOError
 }
 
-// joinAbs joins a filesystem path and a raw entry name (never "." or "..",
-// never containing a separator), so filepath.Join's cleaning is harmless.
-func joinAbs(dir, name string) string { return filepath.Join(dir, name) }
+// joinAbs joins a clean absolute path (the sandbox's canonical root or a
+// path joinAbs built) and a raw entry name (never "." or "..", never
+// containing a separator): the result is as clean, as filepath.Join's.
+func joinAbs(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
