@@ -125,7 +125,7 @@ type hit struct{ off, length int }
 // jobs into chunks and runs the binary on each, at most directInFlight at
 // a time. Every item received gets exactly one result.
 func (q *extQuery) direct(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64,
-	jobs <-chan *item, stop <-chan struct{}) {
+	known map[string]struct{}, jobs <-chan *item, stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -151,7 +151,7 @@ func (q *extQuery) direct(ctx context.Context, afs afero.Fs, req *request, root 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			q.runChunk(ctx, afs, req, root, perFile, chunk)
+			q.runChunk(ctx, afs, req, root, perFile, chunk, known)
 		}()
 		limit = min(limit*4, directMaxChunk)
 	}
@@ -209,7 +209,10 @@ func argPath(root string, it *item) string {
 }
 
 // runChunk runs the binary on one chunk and hands every item its result.
-func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, chunk []*item) {
+// The files in known (by raw relative path) are not searched again: the
+// tree mode's listing run found nothing in them (tree.go).
+func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, chunk []*item,
+	known map[string]struct{}) {
 	results := make([]fileResult, len(chunk))
 	send := func(i int) { chunk[i].res <- results[i] }
 	if ctx.Err() != nil {
@@ -218,7 +221,20 @@ func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, roo
 		}
 		return
 	}
-	hits, rerr := q.runDirect(ctx, root, perFile, chunk)
+	need := chunk
+	if len(known) > 0 {
+		need = nil
+		for _, it := range chunk {
+			if _, ok := known[it.rawPath]; !ok {
+				need = append(need, it)
+			}
+		}
+	}
+	var hits map[string][]hit
+	var rerr error
+	if len(need) > 0 {
+		hits, rerr = q.runDirect(ctx, root, perFile, need)
+	}
 	var fallback []int // searched again by the stdin mode
 	switch {
 	case ctx.Err() != nil:
@@ -297,14 +313,18 @@ func (q *extQuery) runDirect(ctx context.Context, root string, perFile int64, ch
 	cmd.WaitDelay = time.Second
 	stderr := &capped{limit: 4 << 10}
 	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
+	stdout, w, err := blockingPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	defer stdout.Close()
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		return nil, err
 	}
-	hits, parseErr := q.parseDirect(stdout)
+	hits, parseErr := q.parseDirect(&gulpReader{r: stdout})
 	if parseErr != nil {
 		_ = cmd.Process.Kill()
 		_, _ = io.Copy(io.Discard, stdout)

@@ -1,0 +1,288 @@
+package searchfiles
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
+)
+
+// treeFixture holds what rg's own walk must treat as the walker does:
+// hidden files and directories (.git among them), denied names as files
+// and as directories, symlinks to a file and to a directory, a FIFO,
+// names that are not UTF-8, hold a line feed or look like options, a file
+// and a directory whose names sort differently with the "/" (a.txt, a/),
+// depth, and the contents the shared reader decides on (binary, invalid
+// UTF-8, CR, BOM, empty, many matches).
+func treeFixture(t *testing.T) string {
+	t.Helper()
+	nodes := []tooltest.Node{
+		tooltest.File("a.txt", "foo\n"), tooltest.File("a-b.txt", "foo a-b\n"), tooltest.Dir("a"), tooltest.File("a/x.txt", "foo in a\n"),
+		tooltest.File(".hidden.txt", "foo hidden\n"), tooltest.Dir(".hdir"), tooltest.File(".hdir/f.txt", "foo in .hdir\n"),
+		tooltest.Dir(".git"), tooltest.File(".git/config", "foo in .git\n"), tooltest.File(".gitignore", "a.txt\nsub/\n"),
+		tooltest.File("key.pem", "foo pem\n"), tooltest.File("id_rsa", "foo\n"), tooltest.File("id_rsa.pub", "foo\n"),
+		tooltest.File(".pem", "foo\n"), tooltest.Dir("dir.pem"), tooltest.File("dir.pem/inner.txt", "foo\n"),
+		tooltest.Dir(".ssh"), tooltest.File(".ssh/x", "foo\n"), tooltest.Dir("sub"), tooltest.File("sub/.ssh", "foo\n"),
+		tooltest.File("sub/x.key", "foo\n"), tooltest.File("sub/ok.txt", "ok foo\n"),
+		tooltest.Link("link.txt", "a.txt"), tooltest.Link("linkdir", "a"), tooltest.Link("dangling", "nowhere"),
+		tooltest.Fifo("fifo"),
+		tooltest.File("bad\xffname.txt", "foo in a name that is not UTF-8\n"), tooltest.File("new\nline.txt", "foo\n"),
+		tooltest.File("-", "foo dash\n"), tooltest.File("--glob=x", "foo option\n"), tooltest.File("sp ace.txt", "foo\n"),
+		tooltest.Dir("d1"), tooltest.Dir("d1/d2"), tooltest.Dir("d1/d2/d3"), tooltest.File("d1/top.txt", "foo 2\n"),
+		tooltest.File("d1/d2/mid.txt", "foo 3\n"), tooltest.File("d1/d2/d3/deep.txt", "foo 4\n"),
+		tooltest.File("bin.dat", "foo\x00bar\n"), tooltest.File("badutf8.txt", "foo \xff\n"),
+		tooltest.File("crlf.txt", "foo\r\nbar foo\r\nfoo\r"), tooltest.File("cr.txt", "foo\rfoo\n"),
+		tooltest.File("bom.txt", "\ufefffoo\n"), tooltest.File("empty.txt", ""), tooltest.File("nofoo.txt", "bar\n"),
+		tooltest.File("many.txt", strings.Repeat("foo foo\n", 30)),
+	}
+	return tooltest.Build(t, nodes...)
+}
+
+// treeSettled runs the call as Execute does up to search and reports
+// whether the tree mode settled it.
+func treeSettled(t *testing.T, root, args, tools string) bool {
+	t.Helper()
+	cfg := tooltest.Config(t, tools)
+	req, err := prepare(json.RawMessage(args), cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", args, err)
+	}
+	if req.ext == nil {
+		return false
+	}
+	if req.ext.path, err = (*binChecker)(nil).checkBackend(context.Background(), req.backend, req.ext.pcre2); err != nil {
+		t.Fatal(err)
+	}
+	canon, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := readDir(afero.NewOsFs(), canon, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pats, err := deniedPatterns(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := search(context.Background(), afero.NewOsFs(), tooltest.Sandbox(t, root), req, newDenyMatcher(pats), canon, ents)
+	if err != nil {
+		t.Fatalf("%s: %v", args, err)
+	}
+	return out.tree
+}
+
+// TestTreeSameAsNative: the rg backend gives the native output byte for
+// byte, the tree mode settling the calls it can settle and the others
+// going to the walker (a limit reached, more bytes than
+// max_file_size_bytes read, a rule rg cannot reproduce).
+func TestTreeSameAsNative(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("rg not installed")
+	}
+	root := treeFixture(t)
+	const big = `"max_file_size_bytes":100000`
+	const small = `"max_file_size_bytes":20`
+	const denies = `{"denied_patterns":["**/sub/*.txt"]}`
+	const simpleDenies = `{"denied_patterns":["**/mid*","**/d3/**"],"include_default_denies":false}`
+	for _, c := range []struct {
+		args, config string
+		tree         bool
+		sandbox      string
+	}{
+		{`"query":"foo"`, big, true, ""},
+		{`"query":"foo","include_hidden":true`, big, true, ""},
+		{`"query":"foo","max_depth":1`, big, true, ""},
+		{`"query":"foo","max_depth":2`, big, true, ""},
+		{`"query":"foo","recursive":false`, big, true, ""},
+		{`"query":"foo","context_lines":2`, big, true, ""},
+		{`"query":"foo$","mode":"regex"`, big, true, ""},
+		{`"query":"^foo","mode":"regex","include_hidden":true`, big, true, ""},
+		{`"query":"o\\r","mode":"regex"`, big, true, ""},
+		{`"query":"\\x{FEFF}foo","mode":"regex"`, big, true, ""},
+		{`"query":"FOO","case":"insensitive"`, big, true, ""},
+		{`"query":"nothing at all"`, big, true, ""},
+		{`"query":"foo","max_matches_per_file":3`, big, true, ""},
+		{`"query":"foo","max_results":2`, big, false, ""},
+		{`"query":"foo","max_files":3`, big, false, ""},
+		{`"query":"foo"`, small, false, ""},
+		{`"query":"foo","include_hidden":true`, small, false, ""},
+		{`"query":"foo","respect_gitignore":true`, big, false, ""},
+		{`"query":"foo","follow_symlinks":true`, big, false, ""},
+		{`"query":"foo","include_globs":["**/*.txt"]`, big, false, ""},
+		{`"query":"foo","exclude_globs":["d1/**"]`, big, false, ""},
+		{`"query":"foo"`, big, false, denies},
+		{`"query":"foo"`, big, true, simpleDenies},
+	} {
+		args := `{"path":".","respect_gitignore":false,` + c.args + `}`
+		if strings.Contains(c.args, "respect_gitignore") {
+			args = `{"path":".",` + c.args + `}`
+		}
+		tools := func(backend string) string {
+			sb := ""
+			if c.sandbox != "" {
+				sb = `,"sandbox":` + c.sandbox
+			}
+			return `{"search_files":{"backend":"` + backend + `",` + c.config + `}` + sb + `}`
+		}
+		want, _, werr := run(t, root, tooltest.Call{Args: args, Config: tools(backendNative)})
+		got, _, err := run(t, root, tooltest.Call{Args: args, Config: tools(backendRg)})
+		if fmt.Sprint(werr) != fmt.Sprint(err) || got != want {
+			t.Errorf("%s %s: %s", args, c.config, firstDiff(got, want, err, werr))
+		}
+		if settled := treeSettled(t, root, args, tools(backendRg)); settled != c.tree {
+			t.Errorf("%s %s: settled by the tree mode %v, want %v", args, c.config, settled, c.tree)
+		}
+	}
+	// Exactly max_files candidates, or max_results matches, is a complete
+	// result (I-SF-04): the tree mode settles it. (The listing counts the
+	// matches rg finds in binary files too, so the second query matches
+	// in text files only.)
+	full := decode(t, mustRun(t, root, tooltest.Call{Args: `{"path":".","query":"foo","respect_gitignore":false}`, Config: `{"search_files":{` + big + `}}`}))
+	for _, args := range []string{
+		fmt.Sprintf(`{"path":".","query":"foo","respect_gitignore":false,"max_files":%d}`, full.Stats.FilesScanned),
+		`{"path":".","query":"foo [2-4]","mode":"regex","respect_gitignore":false,"max_results":3}`,
+	} {
+		tools := `{"search_files":{"backend":"rg",` + big + `}}`
+		if !treeSettled(t, root, args, tools) {
+			t.Errorf("%s: not settled by the tree mode", args)
+		}
+		want := mustRun(t, root, tooltest.Call{Args: args, Config: `{"search_files":{` + big + `}}`})
+		if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
+			t.Errorf("%s: %s", args, firstDiff(got, want, nil, nil))
+		}
+	}
+}
+
+// TestTreeListingFails: a listing run that fails (here a wrapper that
+// makes rg report an error for it) leaves the search to the walker.
+func TestTreeListingFails(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg not installed")
+	}
+	root := treeFixture(t)
+	args := `{"path":".","query":"foo","respect_gitignore":false}`
+	want := mustRun(t, root, tooltest.Call{Args: args})
+	for _, script := range []string{
+		`case "$*" in *--count-matches*) echo "rg: ./x: Permission denied (os error 13)" >&2; exit 2;; esac; exec ` + rg + ` "$@"`,
+		`case "$*" in *--count-matches*) ` + rg + ` "$@"; echo late >&2;; *) exec ` + rg + ` "$@";; esac`,
+		`case "$*" in *--count-matches*) ` + rg + ` "$@" | head -c 300; exit 0;; *) exec ` + rg + ` "$@";; esac`,
+	} {
+		fakeBinary(t, "rg", script)
+		tools := backendConfig(backendRg, "")
+		if treeSettled(t, root, args, tools) {
+			t.Errorf("%s: the tree mode settled a failed listing", script)
+		}
+		if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
+			t.Errorf("%s: %s", script, firstDiff(got, want, nil, nil))
+		}
+	}
+}
+
+// TestTreeListingParse reads listings as rg prints them, with names that
+// hold a line feed or look like the totals.
+func TestTreeListingParse(t *testing.T) {
+	req := &request{maxFiles: 100, maxResults: 100}
+	in := "./a\x000\n./b\nc\x003\n./5 files searched\n7 bytes searched\x000\n./d\x002\n" +
+		"\n5 matches\n5 matched lines\n2 files contained matches\n4 files searched\n0 bytes printed\n123 bytes searched\n0.01 seconds spent searching\n0.02 seconds\n"
+	l := &treeListing{}
+	trailer, err := l.parse(strings.NewReader(in), req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.files != 4 || l.upper != 4 || len(l.matched) != 2 || l.matched[0] != (treeFile{"b\nc", 3}) || l.matched[1] != (treeFile{"d", 2}) {
+		t.Errorf("listing %+v", l)
+	}
+	known := l.known()
+	if _, ok := known["5 files searched\n7 bytes searched"]; !ok || len(known) != 2 {
+		t.Errorf("known %q", known)
+	}
+	if files, size, ok := parseStats(trailer); !ok || files != 4 || size != 123 {
+		t.Errorf("stats %d %d %v from %q", files, size, ok, trailer)
+	}
+	for _, bad := range []string{"x\x000\n", "./x\x00y\n", "./x\x00-1\n", "./x\x000"} {
+		if _, err := (&treeListing{}).parse(strings.NewReader(bad), req, 2); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if _, _, ok := parseStats([]byte("\n1 files searched\n1 files searched\n2 bytes searched\n")); ok {
+		t.Errorf("a repeated total was accepted")
+	}
+	l = &treeListing{}
+	if _, err := l.parse(strings.NewReader(strings.Repeat("./x\x001\n", 5)), &request{maxFiles: 100, maxResults: 3}, 1); err != errTreeStopped || l.files != 4 {
+		t.Errorf("max_results: %v after %d files", err, l.files)
+	}
+	if _, err := (&treeListing{}).parse(strings.NewReader(strings.Repeat("./x\x000\n", 5)), &request{maxFiles: 2, maxResults: 3}, 1); err != errTreeStopped {
+		t.Errorf("max_files: %v", err)
+	}
+}
+
+// TestRgGlobLikeNamePattern checks the denied-name globs handed to rg
+// against the walker's matcher, by letting rg list a directory of names.
+func TestRgGlobLikeNamePattern(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("rg not installed")
+	}
+	names := []string{"id_rsa", "id_rsa.pub", "xid_rsa", "k.pem", ".pem", "pem", "a.key.bak", ".ssh", ".sshx", "ab", "axb",
+		"x", "xx", "xax", "a.c", "id_rsa\xff", "\xff.pem", "a b", "a+b", "#x", "!x", "x~"}
+	var nodes []tooltest.Node
+	for _, n := range names {
+		nodes = append(nodes, tooltest.File(n, "x\n"))
+	}
+	root := tooltest.Build(t, nodes...)
+	for _, g := range []string{"id_rsa*", "*.pem", "*.key", ".ssh", "a*b", "*", "x*x", "[ab]*", "a?c", `\*`, "{a,b}", "a b", "#x", "!x", "x~", "a+b"} {
+		p := newNamePattern(g)
+		rgGlob, ok := p.rgGlob()
+		if !ok {
+			continue
+		}
+		out, err := exec.Command("rg", "--no-config", "--files", "--no-ignore", "--hidden", "--null", "--glob=!"+rgGlob, root).Output()
+		if err != nil && len(out) > 0 {
+			t.Fatal(err)
+		}
+		var listed []string
+		for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+			if f != "" {
+				listed = append(listed, filepath.Base(f))
+			}
+		}
+		for _, n := range names {
+			if denied, kept := p.match(n), slices.Contains(listed, n); denied == kept {
+				t.Errorf("glob %q, name %q: denied %v by the walker, listed %v by rg --glob=!%s", g, n, denied, kept, rgGlob)
+			}
+		}
+	}
+}
+
+// TestBlockingPipe: the read end is blocking, reads what the child wrote,
+// and sees the end when the child exits.
+func TestBlockingPipe(t *testing.T) {
+	r, w, err := blockingPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command("sh", "-c", "printf abc")
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	b, err := io.ReadAll(&gulpReader{r: r})
+	if err != nil || string(b) != "abc" {
+		t.Errorf("read %q, %v", b, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
