@@ -125,7 +125,7 @@ type hit struct{ off, length int }
 // jobs into chunks and runs the binary on each, at most directInFlight at
 // a time. Every item received gets exactly one result.
 func (q *extQuery) direct(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64,
-	known map[string]struct{}, jobs <-chan *item, stop <-chan struct{}) {
+	known map[string][]hit, jobs <-chan *item, stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -209,10 +209,11 @@ func argPath(root string, it *item) string {
 }
 
 // runChunk runs the binary on one chunk and hands every item its result.
-// The files in known (by raw relative path) are not searched again: the
-// tree mode's listing run found nothing in them (tree.go).
+// A non-nil known holds the hits of every file below root, by raw
+// relative path, from a tree run that searched them all (tree.go): the
+// binary is not run again, and a file known does not hold has none.
 func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, chunk []*item,
-	known map[string]struct{}) {
+	known map[string][]hit) {
 	results := make([]fileResult, len(chunk))
 	send := func(i int) { chunk[i].res <- results[i] }
 	if ctx.Err() != nil {
@@ -221,19 +222,11 @@ func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, roo
 		}
 		return
 	}
-	need := chunk
-	if len(known) > 0 {
-		need = nil
-		for _, it := range chunk {
-			if _, ok := known[it.rawPath]; !ok {
-				need = append(need, it)
-			}
-		}
-	}
-	var hits map[string][]hit
+	hits, key := known, func(it *item) string { return it.rawPath }
 	var rerr error
-	if len(need) > 0 {
-		hits, rerr = q.runDirect(ctx, root, perFile, need)
+	if known == nil {
+		hits, rerr = q.runDirect(ctx, root, perFile, chunk)
+		key = func(it *item) string { return argPath(root, it) }
 	}
 	var fallback []int // searched again by the stdin mode
 	switch {
@@ -269,7 +262,7 @@ func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, roo
 						return
 					}
 					var again bool
-					results[i], again = q.resolve(ctx, afs, req, perFile, chunk[i], hits[argPath(root, chunk[i])], sc)
+					results[i], again = q.resolve(ctx, afs, req, perFile, chunk[i], hits[key(chunk[i])], sc)
 					if again {
 						mu.Lock()
 						fallback = append(fallback, i)
@@ -313,18 +306,14 @@ func (q *extQuery) runDirect(ctx context.Context, root string, perFile int64, ch
 	cmd.WaitDelay = time.Second
 	stderr := &capped{limit: 4 << 10}
 	cmd.Stderr = stderr
-	stdout, w, err := blockingPipe()
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	defer stdout.Close()
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
+	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	hits, parseErr := q.parseDirect(&gulpReader{r: stdout})
+	hits, parseErr := q.parseDirect(stdout)
 	if parseErr != nil {
 		_ = cmd.Process.Kill()
 		_, _ = io.Copy(io.Discard, stdout)

@@ -66,19 +66,21 @@ type fileGroup struct {
 func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request, deny *denyMatcher,
 	root string, ents []dirent) (*outcome, error) {
 	perFile := min(req.maxMatchesPerFile, req.maxResults+1)
-	var known map[string]struct{}
+	var known map[string][]hit
 	if filters, ok := treeFilters(afs, req, deny); ok {
-		l, err := req.ext.treeList(ctx, root, filters, req, perFile)
+		t, err := req.ext.treeRun(ctx, root, filters, req, perFile)
 		if err != nil {
 			return nil, err
 		}
-		if l.whole(req) {
-			out, ok, err := req.ext.treeSearch(ctx, afs, req, root, perFile, l)
+		if t.whole(req) {
+			out, ok, err := req.ext.treeFinish(ctx, afs, req, root, perFile, t)
 			if err != nil || ok {
 				return out, err
 			}
 		}
-		known = l.known()
+		if t.complete {
+			known = t.hits
+		}
 	}
 	direct := req.ext != nil && onDisk(afs)
 	ahead := lookahead

@@ -18,37 +18,46 @@ import (
 	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
-// The tree mode of the rg backend: rg walks the searched directory
-// itself, with its own parallelism, where every rule of the call that
-// selects candidates (I-SF-03, I-SF-09, I-SF-12, I-SF-13) has an exact rg
-// equivalent (treeFilters). It runs in two steps.
+// The tree mode of the rg backend (issue 10): rg walks the searched
+// directory itself, with its own parallelism, in one run per call, where
+// every rule that selects the candidates (I-SF-03, I-SF-09, I-SF-12,
+// I-SF-13) has an exact rg equivalent (treeFilters) and max_files is at
+// least treeMinFiles.
 //
-// The listing run walks and searches the tree once and reports every file
-// it searched with its number of matches (`--count-matches
-// --include-zero`), streamed, then its totals (`--stats`): the files it
-// searched and the bytes it read. The run is stopped as soon as more than
-// max_files files or (counting at most max_matches_per_file per file) more
-// than max_results matches are reported, since a search the limits cut is
-// decided in traversal order, which rg does not follow.
+// The tree run reports, as the direct mode's runs do, every match with its
+// file and byte offset, streamed, and then rg's totals (--stats): the
+// files it searched and the bytes it read. It is stopped as soon as the
+// matches reported (at most max_matches_per_file per file) exceed
+// max_results: which ones a search cut by a limit keeps is decided in
+// traversal order, which rg does not follow.
 //
-// When the run completed, its totals settle everything the listing does
-// not say: the files searched are the candidates (files_scanned, within
-// max_files), and the bytes read bound the size of every file without a
-// match, since rg reads those whole (--text: no binary file is left
-// early). If they total at most max_file_size_bytes, no file rg found
-// nothing in is over the size limit, so none needs an error entry without
-// being reported. Then only the files with matches are searched again, by
-// the direct mode's run over named files (direct.go), which gives the
-// positions, and read by the shared reader, which applies the size limit,
-// binary detection and the stdin mode for CR files as in the direct mode.
+// The run settles the search (whole) when it ended cleanly, searched at
+// most max_files files and read at most max_file_size_bytes in all. The
+// files it searched are then the candidates (files_scanned), and no file
+// it found nothing in can be over the size limit, since it read each of
+// those whole (--text: no binary file is left early), so none needs an
+// error entry it did not report. Only the files with matches are read,
+// by the shared reader, which applies the size limit and binary detection
+// and sends files holding a CR to the stdin mode, as in the direct mode
+// (runChunk, resolve).
 //
-// Otherwise (a limit cut the run, it read more than max_file_size_bytes,
-// it failed, or the matches kept exceed max_results) the search is the
-// direct mode's, walked by the shared walker, which skips the binary run
-// for every file the listing already reported without a match: a file
-// rg searched and found nothing in gives the same result however it is
-// named. So the tree mode costs at most one partial extra run, and the
+// A run that ended cleanly but does not settle the search (more files
+// than max_files, more bytes than max_file_size_bytes, more matches kept
+// than max_results) still found every match of every candidate: the
+// search is the direct mode's, walked and cut by the shared walker, with
+// those matches and without running the binary again. A run stopped or
+// failed leaves the search to the direct mode as it is. Either way the
 // output is the direct mode's, which is the native backend's.
+
+// treeMinFiles is the smallest max_files for which the tree mode is
+// tried. The tree run searches the whole tree before the walker can tell
+// where max_files cuts it in traversal order, while the direct mode stops
+// there; a max_files below the size of the trees searched would make the
+// tree mode search many times more files than the direct mode (the
+// default 5,000 against the 11,400 files of Go's src/, say). From this
+// value on, a tree large enough for the cut to matter is also one the
+// call asked to search whole. Which mode runs never changes the output.
+const treeMinFiles = 100_000
 
 // safeGlobByte reports whether c may appear in a denied-name pattern
 // passed to rg as an override glob: a byte that is literal in both
@@ -81,8 +90,9 @@ func (p *namePattern) rgGlob() (string, bool) {
 }
 
 // treeFilters returns the rg flags under which rg's own walk of root
-// searches exactly the walker's candidates, or false when the call has a
-// rule rg cannot reproduce exactly:
+// searches exactly the walker's candidates, or false when the tree mode
+// is not tried: max_files below treeMinFiles, or a rule rg cannot
+// reproduce exactly:
 //   - files the binary cannot see as the call's filesystem shows them
 //     (anything but afero.OsFs itself: PermFs and FaultFs change what
 //     may be read);
@@ -103,7 +113,7 @@ func (p *namePattern) rgGlob() (string, bool) {
 // directory itself), and --max-depth=N searches files N levels down and
 // enters directories above that level, as max_depth does (I-SF-03).
 func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool) {
-	if req.ext == nil || req.ext.backend != backendRg {
+	if req.ext == nil || req.ext.backend != backendRg || req.maxFiles < treeMinFiles {
 		return nil, false
 	}
 	if _, plain := afs.(*afero.OsFs); !plain {
@@ -126,95 +136,40 @@ func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool)
 	return flags, true
 }
 
-// treeFile is a file the listing run reported matches in.
-type treeFile struct {
-	name  string // relative to the searched directory, raw bytes, "/"-separated
-	count int64  // matches rg counted (in at most perFile matching lines)
-}
-
-// treeListing is what the listing run reported.
-type treeListing struct {
-	matched []treeFile
-	// zero holds the names of the files reported without a match, each
-	// followed by a NUL; known turns it into a set only when needed.
-	zero     []byte
-	files    int64 // files reported
-	upper    int64 // the matches reported, at most perFile per file
-	complete bool  // the run ended by itself, cleanly, with its totals
-	searched int64 // its totals (complete only)
+// treeResult is what the tree run reported.
+type treeResult struct {
+	hits     map[string][]hit // per file with matches, by raw path relative to root
+	upper    int64            // the matches reported, at most perFile per file
+	complete bool             // the run ended by itself, cleanly, with its totals
+	searched int64            // its totals (complete only)
 	bytes    int64
 }
 
-// known returns the files the listing reported without a match.
-func (l *treeListing) known() map[string]struct{} {
-	if l == nil || len(l.zero) == 0 {
-		return nil
-	}
-	set := make(map[string]struct{}, l.files-int64(len(l.matched)))
-	for rest := l.zero; len(rest) > 0; {
-		i := bytes.IndexByte(rest, 0)
-		set[string(rest[:i])] = struct{}{}
-		rest = rest[i+1:]
-	}
-	return set
+// whole reports whether the run settles the search (see above).
+func (t *treeResult) whole(req *request) bool {
+	return t.complete && t.searched <= req.maxFiles && t.bytes <= req.maxFileSize && t.upper <= req.maxResults
 }
 
-// whole reports whether the listing settles the search (see above).
-func (l *treeListing) whole(req *request) bool {
-	return l.complete && l.searched == l.files && l.files <= req.maxFiles &&
-		l.bytes <= req.maxFileSize && l.upper <= req.maxResults
-}
-
-// listArgs is the listing run's command line.
-func (q *extQuery) listArgs(perFile int64, filters []string) []string {
-	args := []string{"--no-config", "--count-matches", "--include-zero", "--with-filename", "--null",
-		"--stats", "--color=never", "--text", "--encoding=none", "--case-sensitive",
-		"--regex-size-limit=256M", "--dfa-size-limit=256M",
-		"--max-count=" + strconv.FormatInt(perFile, 10)}
+// treeArgs is the tree run's command line: the direct mode's, with the
+// totals, the filters and the searched directory.
+func (q *extQuery) treeArgs(perFile int64, filters []string) []string {
+	args := q.directArgs(perFile)
+	args = append(args[:len(args)-1:len(args)-1], "--stats") // directArgs ends with "--"
 	args = append(args, filters...)
-	args = append(args, q.pattern...)
-	if q.endAnchor {
-		// As in the direct mode: every file with a CR is reported, since
-		// a terminator CR can hide a match of $ or \z.
-		args = append(args, "--regexp=\r")
-	}
 	return append(args, "--", "./")
 }
 
-// gulpWait is how long gulpReader lets output gather after a short read.
-const gulpWait = time.Millisecond
-
-// gulpReader reads a child's output in gulps: after a read that returned
-// little, it waits gulpWait before reading again. rg writes the listing a
-// few dozen bytes per file; read as it comes, every line would cost a
-// wake-up and a read of this process (and a wake-up of the reader for
-// every write of the child), which for a large tree adds up to a tenth of
-// rg's own time. The wait delays nothing by more than gulpWait.
-type gulpReader struct {
-	r     io.Reader
-	short bool
-}
-
-func (g *gulpReader) Read(p []byte) (int, error) {
-	if g.short {
-		time.Sleep(gulpWait)
-	}
-	n, err := g.r.Read(p)
-	g.short = n < len(p)/4
-	return n, err
-}
-
-// errTreeStopped reports a listing run stopped at a limit.
+// errTreeStopped reports a tree run stopped at max_results.
 var errTreeStopped = errors.New("stopped at a limit")
 
-// treeList runs the listing run in root. Problems are not errors: they
-// leave the listing incomplete, and the direct mode searches (and reports
-// them) exactly; only the end of ctx is returned.
-func (q *extQuery) treeList(parent context.Context, root string, filters []string, req *request, perFile int64) (*treeListing, error) {
+// treeRun runs the tree run in root. Its problems are not errors: they
+// leave the result incomplete, and the direct mode then searches (and
+// reports them) exactly. Only the end of ctx is returned.
+func (q *extQuery) treeRun(parent context.Context, root string, filters []string, req *request, perFile int64) (*treeResult, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	l := &treeListing{}
-	cmd := exec.CommandContext(ctx, q.path, q.listArgs(perFile, filters)...)
+	t := &treeResult{hits: map[string][]hit{}}
+	cmd := exec.CommandContext(ctx, q.path, q.treeArgs(perFile, filters)...)
 	cmd.Dir = root
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
@@ -222,16 +177,16 @@ func (q *extQuery) treeList(parent context.Context, root string, filters []strin
 	cmd.Stderr = stderr
 	stdout, w, err := blockingPipe()
 	if err != nil {
-		return l, nil
+		return t, nil
 	}
 	defer stdout.Close()
 	cmd.Stdout = w
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
-		return l, nil
+		return t, nil
 	}
-	trailer, perr := l.parse(&gulpReader{r: stdout}, req, perFile)
+	trailer, perr := t.parse(&gulpReader{r: stdout}, q, req, perFile)
 	if perr != nil {
 		cancel() // kills the run
 		_, _ = io.Copy(io.Discard, stdout)
@@ -240,28 +195,29 @@ func (q *extQuery) treeList(parent context.Context, root string, filters []strin
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}
-	if perr != nil {
-		return l, nil
-	}
 	var ee *exec.ExitError
 	status := 0
 	if errors.As(waitErr, &ee) {
 		status = ee.ExitCode()
 	} else if waitErr != nil {
-		return l, nil
+		return t, nil
 	}
-	if (status == 0 || status == 1) && stderr.buf.Len() == 0 {
-		l.searched, l.bytes, l.complete = parseStats(trailer)
+	if perr == nil && (status == 0 || status == 1) && stderr.buf.Len() == 0 {
+		t.searched, t.bytes, t.complete = parseStats(trailer)
 	}
-	return l, nil
+	return t, nil
 }
 
-// parse reads the listing as it streams: per file, "./NAME", a NUL, the
-// count and a line feed; then the totals, which hold no NUL, returned as
-// the trailer. It stops with errTreeStopped once a limit is exceeded.
-func (l *treeListing) parse(r io.Reader, req *request, perFile int64) ([]byte, error) {
+// parse reads the tree run's report as it streams: per match, "./NAME", a
+// NUL, "offset:text" and a line feed (the text holds no line feed), the
+// matches of one file together; then the totals, which hold no NUL,
+// returned as the trailer. It stops with errTreeStopped once the matches
+// (at most perFile per file) exceed max_results.
+func (t *treeResult) parse(r io.Reader, q *extQuery, req *request, perFile int64) ([]byte, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
+	var name string
+	var nameBytes, long []byte
+	var inFile int64 // matches counted in the current file
 	for {
 		rec, err := br.ReadSlice(0)
 		if err == bufio.ErrBufferFull {
@@ -278,27 +234,39 @@ func (l *treeListing) parse(r io.Reader, req *request, perFile int64) ([]byte, e
 		if err != nil {
 			return nil, err
 		}
-		name, ok := bytes.CutPrefix(rec[:len(rec)-1], []byte("./"))
-		if !ok || len(name) == 0 {
-			return nil, fmt.Errorf("unexpected file name %q", truncate(string(rec), 100))
+		rec = rec[:len(rec)-1]
+		if !bytes.Equal(rec, nameBytes) {
+			rel, ok := bytes.CutPrefix(rec, []byte("./"))
+			if !ok || len(rel) == 0 {
+				return nil, fmt.Errorf("unexpected file name %q", truncate(string(rec), 100))
+			}
+			nameBytes = append(nameBytes[:0], rec...)
+			name = string(rel)
+			inFile = int64(len(t.hits[name]))
 		}
-		line, err := br.ReadSlice('\n')
+		rest, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// rg prints the match text; a long one spans buffers.
+			long = append(long[:0], rest...)
+			for err == bufio.ErrBufferFull {
+				rest, err = br.ReadSlice('\n')
+				long = append(long, rest...)
+			}
+			rest = long
+		}
 		if err != nil {
-			return nil, fmt.Errorf("unexpected end of output after %q", truncate(string(rec), 100))
+			return nil, fmt.Errorf("unexpected end of output after %q", truncate(string(rest), 100))
 		}
-		n, err := strconv.ParseInt(string(line[:len(line)-1]), 10, 64)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("unexpected count %q", truncate(string(line), 100))
+		off, length, ok := q.record(rest[:len(rest)-1])
+		if !ok || off < 0 {
+			return nil, fmt.Errorf("unexpected output line %q", truncate(string(rest), 100))
 		}
-		l.files++
-		if n == 0 {
-			l.zero = append(append(l.zero, name...), 0)
-		} else {
-			l.matched = append(l.matched, treeFile{name: string(name), count: n})
-			l.upper += min(n, perFile)
-		}
-		if l.files > req.maxFiles || l.upper > req.maxResults {
-			return nil, errTreeStopped
+		t.hits[name] = append(t.hits[name], hit{off: off, length: length})
+		if inFile < perFile {
+			inFile++
+			if t.upper++; t.upper > req.maxResults {
+				return nil, errTreeStopped
+			}
 		}
 	}
 }
@@ -327,30 +295,21 @@ func parseStats(trailer []byte) (files, size int64, ok bool) {
 	return files, size, seenFiles == 1 && seenBytes == 1
 }
 
-// treeSearch finishes a whole listing (see above): the files with matches
-// are searched again by the direct mode's run over named files, which
-// hands them to the shared reader (runChunk). ok is false when the
-// matches kept exceed max_results, which the listing could not tell (the
-// direct mode then cuts the search in traversal order).
-func (q *extQuery) treeSearch(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, l *treeListing) (*outcome, bool, error) {
-	items := make([]*item, len(l.matched))
-	for i, f := range l.matched {
-		items[i] = &item{kind: itemFile, abs: filepath.Join(root, filepath.FromSlash(f.name)), rawPath: f.name,
-			path: lossy.String(f.name), res: make(chan fileResult, 1)}
+// treeFinish settles the search from a whole run (see above): the shared
+// reader reads the files with matches (runChunk with the run's hits). ok
+// is false when the matches kept exceed max_results, which the run could
+// not tell (the direct mode then cuts the search in traversal order).
+func (q *extQuery) treeFinish(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, t *treeResult) (*outcome, bool, error) {
+	items := make([]*item, 0, len(t.hits))
+	for name := range t.hits {
+		items = append(items, &item{kind: itemFile, abs: filepath.Join(root, filepath.FromSlash(name)), rawPath: name,
+			path: lossy.String(name), res: make(chan fileResult, 1)})
 	}
-	for from := 0; from < len(items); {
-		to, size := from, 0
-		for to < len(items) && to-from < directMaxChunk && size < directMaxArgBytes {
-			size += len(argPath(root, items[to])) + 1
-			to++
-		}
-		q.runChunk(ctx, afs, req, root, perFile, items[from:to], nil)
-		from = to
-	}
+	q.runChunk(ctx, afs, req, root, perFile, items, t.hits)
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	out := &outcome{filesScanned: l.searched, tree: true}
+	out := &outcome{filesScanned: t.searched, tree: true}
 	var groups []fileGroup
 	var kept int64
 	for _, it := range items {
@@ -377,4 +336,39 @@ func (q *extQuery) treeSearch(ctx context.Context, afs afero.Fs, req *request, r
 	}
 	finish(out, groups, kept)
 	return out, true, nil
+}
+
+// gulpWait and gulpMaxWait bound how long gulpReader lets output gather
+// after a short read.
+const (
+	gulpWait    = time.Millisecond
+	gulpMaxWait = 8 * time.Millisecond
+)
+
+// gulpReader reads a child's output in gulps: after a read that returned
+// little, it waits before reading again, gulpWait and then twice as long
+// each time up to gulpMaxWait, back to gulpWait after a large read. rg
+// writes its report a file at a time; read as it comes, every file
+// would wake this process's reading thread and cost a read, which for a
+// thousand files adds up to milliseconds. A report is seen at most
+// gulpMaxWait after it was written.
+type gulpReader struct {
+	r    io.Reader
+	wait time.Duration
+}
+
+func (g *gulpReader) Read(p []byte) (int, error) {
+	if g.wait > 0 {
+		time.Sleep(g.wait)
+	}
+	n, err := g.r.Read(p)
+	switch {
+	case n >= len(p)/4:
+		g.wait = 0
+	case g.wait == 0:
+		g.wait = gulpWait
+	default:
+		g.wait = min(2*g.wait, gulpMaxWait)
+	}
+	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,8 +91,8 @@ func TestTreeSameAsNative(t *testing.T) {
 		t.Skip("rg not installed")
 	}
 	root := treeFixture(t)
-	const big = `"max_file_size_bytes":100000`
-	const small = `"max_file_size_bytes":20`
+	const big = `"max_file_size_bytes":100000,"max_files":100000`
+	const small = `"max_file_size_bytes":20,"max_files":100000`
 	const denies = `{"denied_patterns":["**/sub/*.txt"]}`
 	const simpleDenies = `{"denied_patterns":["**/mid*","**/d3/**"],"include_default_denies":false}`
 	for _, c := range []struct {
@@ -113,7 +114,8 @@ func TestTreeSameAsNative(t *testing.T) {
 		{`"query":"nothing at all"`, big, true, ""},
 		{`"query":"foo","max_matches_per_file":3`, big, true, ""},
 		{`"query":"foo","max_results":2`, big, false, ""},
-		{`"query":"foo","max_files":3`, big, false, ""},
+		{`"query":"foo","max_files":3`, `"max_file_size_bytes":100000,"max_files":3`, false, ""},
+		{`"query":"foo"`, `"max_file_size_bytes":100000`, false, ""},
 		{`"query":"foo"`, small, false, ""},
 		{`"query":"foo","include_hidden":true`, small, false, ""},
 		{`"query":"foo","respect_gitignore":true`, big, false, ""},
@@ -143,45 +145,39 @@ func TestTreeSameAsNative(t *testing.T) {
 			t.Errorf("%s %s: settled by the tree mode %v, want %v", args, c.config, settled, c.tree)
 		}
 	}
-	// Exactly max_files candidates, or max_results matches, is a complete
-	// result (I-SF-04): the tree mode settles it. (The listing counts the
-	// matches rg finds in binary files too, so the second query matches
-	// in text files only.)
-	full := decode(t, mustRun(t, root, tooltest.Call{Args: `{"path":".","query":"foo","respect_gitignore":false}`, Config: `{"search_files":{` + big + `}}`}))
-	for _, args := range []string{
-		fmt.Sprintf(`{"path":".","query":"foo","respect_gitignore":false,"max_files":%d}`, full.Stats.FilesScanned),
-		`{"path":".","query":"foo [2-4]","mode":"regex","respect_gitignore":false,"max_results":3}`,
-	} {
-		tools := `{"search_files":{"backend":"rg",` + big + `}}`
-		if !treeSettled(t, root, args, tools) {
-			t.Errorf("%s: not settled by the tree mode", args)
-		}
-		want := mustRun(t, root, tooltest.Call{Args: args, Config: `{"search_files":{` + big + `}}`})
-		if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
-			t.Errorf("%s: %s", args, firstDiff(got, want, nil, nil))
-		}
+	// Exactly max_results matches is a complete result (I-SF-04): the
+	// tree mode settles it. (The run counts the matches rg finds in binary
+	// files too, so the query matches in text files only.)
+	args := `{"path":".","query":"foo [2-4]","mode":"regex","respect_gitignore":false,"max_results":3}`
+	tools := `{"search_files":{"backend":"rg",` + big + `}}`
+	if !treeSettled(t, root, args, tools) {
+		t.Errorf("%s: not settled by the tree mode", args)
+	}
+	want := mustRun(t, root, tooltest.Call{Args: args, Config: `{"search_files":{` + big + `}}`})
+	if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
+		t.Errorf("%s: %s", args, firstDiff(got, want, nil, nil))
 	}
 }
 
-// TestTreeListingFails: a listing run that fails (here a wrapper that
-// makes rg report an error for it) leaves the search to the walker.
-func TestTreeListingFails(t *testing.T) {
+// TestTreeRunFails: a tree run that fails (here a wrapper that makes rg
+// report an error, or cuts its output) leaves the search to the walker.
+func TestTreeRunFails(t *testing.T) {
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		t.Skip("rg not installed")
 	}
 	root := treeFixture(t)
 	args := `{"path":".","query":"foo","respect_gitignore":false}`
-	want := mustRun(t, root, tooltest.Call{Args: args})
+	want := mustRun(t, root, tooltest.Call{Args: args, Config: `{"search_files":{"max_files":100000}}`})
 	for _, script := range []string{
-		`case "$*" in *--count-matches*) echo "rg: ./x: Permission denied (os error 13)" >&2; exit 2;; esac; exec ` + rg + ` "$@"`,
-		`case "$*" in *--count-matches*) ` + rg + ` "$@"; echo late >&2;; *) exec ` + rg + ` "$@";; esac`,
-		`case "$*" in *--count-matches*) ` + rg + ` "$@" | head -c 300; exit 0;; *) exec ` + rg + ` "$@";; esac`,
+		`case "$*" in *--stats*) echo "rg: ./x: Permission denied (os error 13)" >&2; exit 2;; esac; exec ` + rg + ` "$@"`,
+		`case "$*" in *--stats*) ` + rg + ` "$@"; echo late >&2;; *) exec ` + rg + ` "$@";; esac`,
+		`case "$*" in *--stats*) ` + rg + ` "$@" | head -c 300; exit 0;; *) exec ` + rg + ` "$@";; esac`,
 	} {
 		fakeBinary(t, "rg", script)
-		tools := backendConfig(backendRg, "")
+		tools := backendConfig(backendRg, `"max_files":100000`)
 		if treeSettled(t, root, args, tools) {
-			t.Errorf("%s: the tree mode settled a failed listing", script)
+			t.Errorf("%s: the tree mode settled a failed run", script)
 		}
 		if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
 			t.Errorf("%s: %s", script, firstDiff(got, want, nil, nil))
@@ -189,41 +185,37 @@ func TestTreeListingFails(t *testing.T) {
 	}
 }
 
-// TestTreeListingParse reads listings as rg prints them, with names that
-// hold a line feed or look like the totals.
-func TestTreeListingParse(t *testing.T) {
+// TestTreeRunParse reads reports as rg prints them, with names that hold
+// a line feed or look like the totals.
+func TestTreeRunParse(t *testing.T) {
+	q := &extQuery{backend: backendRg}
 	req := &request{maxFiles: 100, maxResults: 100}
-	in := "./a\x000\n./b\nc\x003\n./5 files searched\n7 bytes searched\x000\n./d\x002\n" +
-		"\n5 matches\n5 matched lines\n2 files contained matches\n4 files searched\n0 bytes printed\n123 bytes searched\n0.01 seconds spent searching\n0.02 seconds\n"
-	l := &treeListing{}
-	trailer, err := l.parse(strings.NewReader(in), req, 2)
+	in := "./a\x000:foo\n./b\nc\x001:x\n./b\nc\x005:yz\n./b\nc\x009:y\n./5 files searched\n7 bytes searched\x002::\n" +
+		"\n5 matches\n5 matched lines\n3 files contained matches\n4 files searched\n0 bytes printed\n123 bytes searched\n0.01 seconds spent searching\n0.02 seconds\n"
+	r := &treeResult{hits: map[string][]hit{}}
+	trailer, err := r.parse(strings.NewReader(in), q, req, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.files != 4 || l.upper != 4 || len(l.matched) != 2 || l.matched[0] != (treeFile{"b\nc", 3}) || l.matched[1] != (treeFile{"d", 2}) {
-		t.Errorf("listing %+v", l)
-	}
-	known := l.known()
-	if _, ok := known["5 files searched\n7 bytes searched"]; !ok || len(known) != 2 {
-		t.Errorf("known %q", known)
+	want := map[string][]hit{"a": {{0, 3}}, "b\nc": {{1, 1}, {5, 2}, {9, 1}}, "5 files searched\n7 bytes searched": {{2, 1}}}
+	if !reflect.DeepEqual(r.hits, want) || r.upper != 4 {
+		t.Errorf("hits %v, upper %d", r.hits, r.upper)
 	}
 	if files, size, ok := parseStats(trailer); !ok || files != 4 || size != 123 {
 		t.Errorf("stats %d %d %v from %q", files, size, ok, trailer)
 	}
-	for _, bad := range []string{"x\x000\n", "./x\x00y\n", "./x\x00-1\n", "./x\x000"} {
-		if _, err := (&treeListing{}).parse(strings.NewReader(bad), req, 2); err == nil {
+	for _, bad := range []string{"x\x000:a\n", "./x\x00y\n", "./x\x00-1:a\n", "./x\x000:a", "./\x000:a\n"} {
+		if _, err := (&treeResult{hits: map[string][]hit{}}).parse(strings.NewReader(bad), q, req, 2); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
 	if _, _, ok := parseStats([]byte("\n1 files searched\n1 files searched\n2 bytes searched\n")); ok {
 		t.Errorf("a repeated total was accepted")
 	}
-	l = &treeListing{}
-	if _, err := l.parse(strings.NewReader(strings.Repeat("./x\x001\n", 5)), &request{maxFiles: 100, maxResults: 3}, 1); err != errTreeStopped || l.files != 4 {
-		t.Errorf("max_results: %v after %d files", err, l.files)
-	}
-	if _, err := (&treeListing{}).parse(strings.NewReader(strings.Repeat("./x\x000\n", 5)), &request{maxFiles: 2, maxResults: 3}, 1); err != errTreeStopped {
-		t.Errorf("max_files: %v", err)
+	r = &treeResult{hits: map[string][]hit{}}
+	in = "./x\x000:a\n./x\x002:a\n./y\x000:a\n./z\x000:a\n./w\x000:a\n"
+	if _, err := r.parse(strings.NewReader(in), q, &request{maxFiles: 100, maxResults: 2}, 1); err != errTreeStopped || len(r.hits) != 3 {
+		t.Errorf("max_results 2, one per file: %v after %v", err, r.hits)
 	}
 }
 
