@@ -16,10 +16,11 @@ import (
 )
 
 // External backends (CFG-SF-01/03, I-SF-15, I-SF-20..22). The shared Go
-// code walks, filters, reads, detects binary files, limits, orders and
-// renders; the binary only finds the matches of exact and regex mode in
-// the content the native reader already read (I-SF-20), so no backend can
-// differ from another anywhere else.
+// code filters, reads, detects binary files, limits, orders and renders;
+// the binary finds the matches of exact and regex mode, which the shared
+// reader checks against the file (I-SF-20), so no backend can differ from
+// another anywhere else. rg's own traversal is used only where it picks
+// exactly the walker's candidates (tree.go).
 
 // version is a dotted release number.
 type version [3]int

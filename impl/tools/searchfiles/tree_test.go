@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -182,6 +183,31 @@ func TestTreeRunFails(t *testing.T) {
 		if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools}); got != want {
 			t.Errorf("%s: %s", script, firstDiff(got, want, nil, nil))
 		}
+	}
+}
+
+// TestTreeRunHandsHits: a tree run that ended cleanly but read more bytes
+// than max_file_size_bytes does not settle the search, but its matches
+// are all the walker needs: rg does not search the files again (only the
+// stdin mode searches the lines of the files holding a CR, as always).
+func TestTreeRunHandsHits(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg not installed")
+	}
+	root := treeFixture(t)
+	log := filepath.Join(t.TempDir(), "runs")
+	args := `{"path":".","query":"foo","respect_gitignore":false}`
+	tools := func(backend string) string {
+		return `{"search_files":{"backend":"` + backend + `","max_file_size_bytes":20,"max_files":100000}}`
+	}
+	want := mustRun(t, root, tooltest.Call{Args: args, Config: tools(backendNative)})
+	fakeBinary(t, "rg", `case "$*" in *--stats*) echo tree >> `+log+`;; *--with-filename*) echo direct >> `+log+`;; esac; exec `+rg+` "$@"`)
+	if got := mustRun(t, root, tooltest.Call{Args: args, Config: tools(backendRg)}); got != want {
+		t.Errorf("%s", firstDiff(got, want, nil, nil))
+	}
+	if b, err := os.ReadFile(log); err != nil || string(b) != "tree\n" {
+		t.Errorf("rg's runs: %q (%v), want one tree run", b, err)
 	}
 }
 
