@@ -186,12 +186,18 @@ func (q *extQuery) treeRun(parent context.Context, root string, filters []string
 	if err != nil {
 		return t, nil
 	}
-	trailer, perr := t.parse(&gulpReader{r: stdout}, q, req, perFile)
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		defer close(exited)
+		waitErr = cmd.Wait()
+	}()
+	trailer, perr := t.parse(&gulpReader{r: stdout, exited: exited}, q, req, perFile)
 	if perr != nil {
 		cancel() // kills the run
 		_, _ = io.Copy(io.Discard, stdout)
 	}
-	waitErr := cmd.Wait()
+	<-exited
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}
@@ -261,7 +267,12 @@ func (t *treeResult) parse(r io.Reader, q *extQuery, req *request, perFile int64
 		if !ok || off < 0 {
 			return nil, fmt.Errorf("unexpected output line %q", truncate(string(rest), 100))
 		}
-		t.hits[name] = append(t.hits[name], hit{off: off, length: length})
+		// mapHits keeps the first perFile matches and passes over at most
+		// three hits per match (an empty match inside a character, a
+		// repeated one), so more hits of one file are never used.
+		if hs := t.hits[name]; int64(len(hs)) < 4*perFile+4 {
+			t.hits[name] = append(hs, hit{off: off, length: length})
+		}
 		if inFile < perFile {
 			inFile++
 			if t.upper++; t.upper > req.maxResults {
@@ -347,19 +358,30 @@ const (
 
 // gulpReader reads a child's output in gulps: after a read that returned
 // little, it waits before reading again, gulpWait and then twice as long
-// each time up to gulpMaxWait, back to gulpWait after a large read. rg
-// writes its report a file at a time; read as it comes, every file
-// would wake this process's reading thread and cost a read, which for a
-// thousand files adds up to milliseconds. A report is seen at most
-// gulpMaxWait after it was written.
+// each time up to gulpMaxWait, back to gulpWait after a large read, and
+// no longer once the child exited. rg writes its report a file at a time;
+// read as it comes, every file would wake this process's reading thread
+// and cost a read, which for a thousand files adds up to milliseconds. A
+// report is seen at most gulpMaxWait after it was written, and the end at
+// once.
 type gulpReader struct {
-	r    io.Reader
-	wait time.Duration
+	r      io.Reader
+	exited <-chan struct{} // closed when the child has exited
+	wait   time.Duration
+	timer  *time.Timer
 }
 
 func (g *gulpReader) Read(p []byte) (int, error) {
 	if g.wait > 0 {
-		time.Sleep(g.wait)
+		if g.timer == nil {
+			g.timer = time.NewTimer(g.wait)
+		} else {
+			g.timer.Reset(g.wait)
+		}
+		select {
+		case <-g.timer.C:
+		case <-g.exited:
+		}
 	}
 	n, err := g.r.Read(p)
 	switch {

@@ -296,11 +296,16 @@ func TestBlockingPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	b, err := io.ReadAll(&gulpReader{r: r})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		if err := cmd.Wait(); err != nil {
+			t.Error(err)
+		}
+	}()
+	b, err := io.ReadAll(&gulpReader{r: r, exited: exited})
 	if err != nil || string(b) != "abc" {
 		t.Errorf("read %q, %v", b, err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	<-exited
 }
