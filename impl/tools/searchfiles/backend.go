@@ -188,6 +188,23 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.buf.Write(p)
 }
 
+// head is an io.Writer for a child's error output: it keeps the first
+// limit bytes and takes the rest without keeping it. It never fails, so
+// the child's messages never fail either (rg panics, exit status 101,
+// when it cannot write one: a run with many unreadable files would fail
+// instead of reporting them with status 2).
+type head struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	if room := h.limit - h.buf.Len(); room > 0 {
+		h.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -304,7 +304,7 @@ func (q *extQuery) runDirect(ctx context.Context, root string, perFile int64, ch
 	cmd.Dir = root
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
-	stderr := &capped{limit: 4 << 10}
+	stderr := &head{limit: 4 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -91,8 +91,10 @@ func (p *namePattern) rgGlob() (string, bool) {
 
 // treeFilters returns the rg flags under which rg's own walk of root
 // searches exactly the walker's candidates, or false when the tree mode
-// is not tried: max_files below treeMinFiles, or a rule rg cannot
-// reproduce exactly:
+// is not tried: max_files below treeMinFiles, a query rg runs on its
+// PCRE2 engine (I-SF-21: \b, \B), which fails on every file that is not
+// UTF-8 where the shared reader would skip it as binary (the run could
+// not settle a tree holding one), or a rule rg cannot reproduce exactly:
 //   - files the binary cannot see as the call's filesystem shows them
 //     (anything but afero.OsFs itself: PermFs and FaultFs change what
 //     may be read);
@@ -113,7 +115,7 @@ func (p *namePattern) rgGlob() (string, bool) {
 // directory itself), and --max-depth=N searches files N levels down and
 // enters directories above that level, as max_depth does (I-SF-03).
 func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool) {
-	if req.ext == nil || req.ext.backend != backendRg || req.maxFiles < treeMinFiles {
+	if req.ext == nil || req.ext.backend != backendRg || req.ext.pcre2 || req.maxFiles < treeMinFiles {
 		return nil, false
 	}
 	if _, plain := afs.(*afero.OsFs); !plain {
@@ -173,7 +175,7 @@ func (q *extQuery) treeRun(parent context.Context, root string, filters []string
 	cmd.Dir = root
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
-	stderr := &capped{limit: 4 << 10}
+	stderr := &head{limit: 4 << 10}
 	cmd.Stderr = stderr
 	stdout, w, err := blockingPipe()
 	if err != nil {
@@ -273,7 +275,10 @@ func (t *treeResult) parse(r io.Reader, q *extQuery, req *request, perFile int64
 		if hs := t.hits[name]; int64(len(hs)) < 4*perFile+4 {
 			t.hits[name] = append(hs, hit{off: off, length: length})
 		}
-		if inFile < perFile {
+		// A lone CR found for a query with $ may be the extra pattern of
+		// directArgs, which every file holding a CR matches: it is not
+		// counted here (treeFinish counts the matches kept).
+		if cr := q.endAnchor && length == 1 && rest[len(rest)-2] == '\r'; inFile < perFile && !cr {
 			inFile++
 			if t.upper++; t.upper > req.maxResults {
 				return nil, errTreeStopped

@@ -186,6 +186,24 @@ func TestTreeRunFails(t *testing.T) {
 	}
 }
 
+// TestManyChildMessages: a direct run that reports more failures than the
+// kept 4 KiB of messages (rg on many files that are not UTF-8, with a
+// PCRE2 pattern) still exits by itself with status 2, and the stdin mode
+// searches its chunk: its writes to the error output never fail.
+func TestManyChildMessages(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg not installed")
+	}
+	root := treeFixture(t)
+	args := `{"path":".","query":"foo"}`
+	want := mustRun(t, root, tooltest.Call{Args: args})
+	fakeBinary(t, "rg", `case "$*" in *--with-filename*) i=0; while [ $i -lt 300 ]; do echo "./x$i: PCRE2: error matching: UTF-8 error" >&2 || exit 9; i=$((i+1)); done; exit 2;; esac; exec `+rg+` "$@"`)
+	if got := mustRun(t, root, tooltest.Call{Args: args, Config: backendConfig(backendRg, "")}); got != want {
+		t.Errorf("%s", firstDiff(got, want, nil, nil))
+	}
+}
+
 // TestTreeRunHandsHits: a tree run that ended cleanly but read more bytes
 // than max_file_size_bytes does not settle the search, but its matches
 // are all the walker needs: rg does not search the files again (only the
@@ -308,4 +326,44 @@ func TestBlockingPipe(t *testing.T) {
 		t.Errorf("read %q, %v", b, err)
 	}
 	<-exited
+}
+
+// TestTreeGoSrcSameAsNative compares the rg backend with native on the Go
+// source tree (binary files, files over a size limit, CRLF test data) with
+// the benchmark's queries: with every cap raised (the tree mode settles
+// them), with a size limit the tree run exceeds (the walker uses its
+// matches) and with a max_results it exceeds (the direct mode).
+func TestTreeGoSrcSameAsNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("searches the Go source tree")
+	}
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("rg not installed")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	for _, c := range []struct {
+		caps string
+		tree bool
+	}{
+		{`"max_results":10000000,"max_matches_per_file":10000000,"max_file_size_bytes":1073741824,"max_files":10000000,"max_depth":1000`, true},
+		{`"max_results":100000,"max_matches_per_file":5,"max_file_size_bytes":100000,"max_files":100000`, false},
+		{`"max_results":300,"max_files":100000`, false},
+	} {
+		for _, q := range benchQueries {
+			args := `{"path":".","respect_gitignore":false,` + q.args + `}`
+			tools := func(backend string) string { return `{"search_files":{"backend":"` + backend + `",` + c.caps + `}}` }
+			want := mustRun(t, root, tooltest.Call{Args: args, Budget: 1 << 30, Config: tools(backendNative)})
+			got := mustRun(t, root, tooltest.Call{Args: args, Budget: 1 << 30, Config: tools(backendRg)})
+			if got != want {
+				t.Errorf("%s %s: %s", args, c.caps, firstDiff(got, want, nil, nil))
+			}
+			if settled := treeSettled(t, root, args, tools(backendRg)); settled != c.tree {
+				t.Errorf("%s %s: settled by the tree mode %v, want %v", args, c.caps, settled, c.tree)
+			}
+		}
+	}
 }
