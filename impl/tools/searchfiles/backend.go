@@ -16,10 +16,11 @@ import (
 )
 
 // External backends (CFG-SF-01/03, I-SF-15, I-SF-20..22). The shared Go
-// code walks, filters, reads, detects binary files, limits, orders and
-// renders; the binary only finds the matches of exact and regex mode in
-// the content the native reader already read (I-SF-20), so no backend can
-// differ from another anywhere else.
+// code filters, reads, detects binary files, limits, orders and renders;
+// the binary finds the matches of exact and regex mode, which the shared
+// reader checks against the file (I-SF-20), so no backend can differ from
+// another anywhere else. rg's own traversal is used only where it picks
+// exactly the walker's candidates (tree.go).
 
 // version is a dotted release number.
 type version [3]int
@@ -185,6 +186,23 @@ func (c *capped) Write(p []byte) (int, error) {
 		return max(room, 0), errOutputBound
 	}
 	return c.buf.Write(p)
+}
+
+// head is an io.Writer for a child's error output: it keeps the first
+// limit bytes and takes the rest without keeping it. It never fails, so
+// the child's messages never fail either (rg panics, exit status 101,
+// when it cannot write one: a run with many unreadable files would fail
+// instead of reporting them with status 2).
+type head struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	if room := h.limit - h.buf.Len(); room > 0 {
+		h.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
 
 func truncate(s string, n int) string {

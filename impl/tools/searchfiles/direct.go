@@ -125,7 +125,7 @@ type hit struct{ off, length int }
 // jobs into chunks and runs the binary on each, at most directInFlight at
 // a time. Every item received gets exactly one result.
 func (q *extQuery) direct(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64,
-	jobs <-chan *item, stop <-chan struct{}) {
+	known map[string][]hit, jobs <-chan *item, stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -151,7 +151,7 @@ func (q *extQuery) direct(ctx context.Context, afs afero.Fs, req *request, root 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			q.runChunk(ctx, afs, req, root, perFile, chunk)
+			q.runChunk(ctx, afs, req, root, perFile, chunk, known)
 		}()
 		limit = min(limit*4, directMaxChunk)
 	}
@@ -209,7 +209,11 @@ func argPath(root string, it *item) string {
 }
 
 // runChunk runs the binary on one chunk and hands every item its result.
-func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, chunk []*item) {
+// A non-nil known holds the hits of every file below root, by raw
+// relative path, from a tree run that searched them all (tree.go): the
+// binary is not run again, and a file known does not hold has none.
+func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, root string, perFile int64, chunk []*item,
+	known map[string][]hit) {
 	results := make([]fileResult, len(chunk))
 	send := func(i int) { chunk[i].res <- results[i] }
 	if ctx.Err() != nil {
@@ -218,7 +222,12 @@ func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, roo
 		}
 		return
 	}
-	hits, rerr := q.runDirect(ctx, root, perFile, chunk)
+	hits, key := known, func(it *item) string { return it.rawPath }
+	var rerr error
+	if known == nil {
+		hits, rerr = q.runDirect(ctx, root, perFile, chunk)
+		key = func(it *item) string { return argPath(root, it) }
+	}
 	var fallback []int // searched again by the stdin mode
 	switch {
 	case ctx.Err() != nil:
@@ -253,7 +262,7 @@ func (q *extQuery) runChunk(ctx context.Context, afs afero.Fs, req *request, roo
 						return
 					}
 					var again bool
-					results[i], again = q.resolve(ctx, afs, req, perFile, chunk[i], hits[argPath(root, chunk[i])], sc)
+					results[i], again = q.resolve(ctx, afs, req, perFile, chunk[i], hits[key(chunk[i])], sc)
 					if again {
 						mu.Lock()
 						fallback = append(fallback, i)
@@ -295,7 +304,7 @@ func (q *extQuery) runDirect(ctx context.Context, root string, perFile int64, ch
 	cmd.Dir = root
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
-	stderr := &capped{limit: 4 << 10}
+	stderr := &head{limit: 4 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -150,7 +150,7 @@ func (q *extQuery) run(ctx context.Context, req *request, perFile int64, in []by
 	cmd.Env = childEnv()
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.WaitDelay = time.Second
-	stderr := &capped{limit: 4 << 10}
+	stderr := &head{limit: 4 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

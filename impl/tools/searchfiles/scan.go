@@ -49,6 +49,7 @@ type outcome struct {
 	reason       string // "", reasonMaxResults or reasonMaxFiles
 	filesScanned int64
 	filesMatched int64
+	tree         bool // the rg backend's tree mode settled it (tree.go)
 }
 
 // fileGroup is the kept matches of one file, for sorting by path.
@@ -64,6 +65,23 @@ type fileGroup struct {
 // timing (I-SF-11).
 func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request, deny *denyMatcher,
 	root string, ents []dirent) (*outcome, error) {
+	perFile := min(req.maxMatchesPerFile, req.maxResults+1)
+	var known map[string][]hit
+	if filters, ok := treeFilters(afs, req, deny); ok {
+		t, err := req.ext.treeRun(ctx, root, filters, req, perFile)
+		if err != nil {
+			return nil, err
+		}
+		if t.whole(req) {
+			out, ok, err := req.ext.treeFinish(ctx, afs, req, root, perFile, t)
+			if err != nil || ok {
+				return out, err
+			}
+		}
+		if t.complete {
+			known = t.hits
+		}
+	}
 	direct := req.ext != nil && onDisk(afs)
 	ahead := lookahead
 	switch {
@@ -101,14 +119,13 @@ func search(ctx context.Context, afs afero.Fs, sb *sandbox.Sandbox, req *request
 		}
 		w.walk(d, ents)
 	}()
-	perFile := min(req.maxMatchesPerFile, req.maxResults+1)
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if direct {
 		workers = 0
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req.ext.direct(ctx, afs, req, root, perFile, jobs, stop)
+			req.ext.direct(ctx, afs, req, root, perFile, known, jobs, stop)
 		}()
 	}
 	for range workers {
@@ -192,8 +209,15 @@ merge:
 	if w.cancelled != nil {
 		return nil, w.cancelled
 	}
-	// FR-SF-OUT-01, I-LD-02: by lossy path, ties by raw path; within a file
-	// the matches are already in line and column order. O(n log n).
+	finish(out, groups, kept)
+	return out, nil
+}
+
+// finish puts the kept matches (kept of them, in groups per file) and the
+// errors of out in output order. FR-SF-OUT-01, I-LD-02: by lossy path,
+// ties by raw path; within a file the matches are already in line and
+// column order. O(n log n).
+func finish(out *outcome, groups []fileGroup, kept int64) {
 	slices.SortStableFunc(groups, func(a, b fileGroup) int {
 		if c := strings.Compare(a.path, b.path); c != 0 {
 			return c
@@ -210,7 +234,6 @@ merge:
 		}
 		return strings.Compare(a.rawPath, b.rawPath)
 	})
-	return out, nil
 }
 
 // errNotRegular reports that the opened object is not a regular file.

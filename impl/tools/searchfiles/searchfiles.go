@@ -16,16 +16,19 @@
 // apply.
 //
 // Backends (CFG-SF-01/03): native matches in Go. With backend "rg" or
-// "ugrep" every call first checks the binary (I-SF-15); the traversal and
-// its filters, binary detection, limits, ordering and rendering stay in
-// the shared code. On the operating system's filesystem the binary opens
-// and searches the walker's candidate files itself, one process per chunk
-// of them, and the shared reader re-reads only the files it reports
+// "ugrep" every call first checks the binary (I-SF-15); the filters,
+// binary detection, limits, ordering and rendering stay in the shared
+// code. On the operating system's filesystem the binary opens and
+// searches the walker's candidate files itself, one process per chunk of
+// them, and the shared reader re-reads only the files it reports
 // (direct.go); files whose raw bytes differ from the lines the SRD
 // searches (a CR, for ugrep a BOM), failed runs, and filesystems the
 // binary cannot see get the stdin mode, where the binary finds the
 // matches in the lines the shared reader read (I-SF-20..22, backend.go,
-// external.go, translate.go).
+// external.go, translate.go). Where every rule that picks the candidates
+// has an exact rg equivalent and max_files is large, rg also walks the
+// tree itself, in one run, and the walker runs only when that run cannot
+// settle the search alone (tree.go).
 package searchfiles
 
 import (

@@ -150,3 +150,15 @@ func readDirOS(dir string, sizes bool, buf *[]byte) ([]dirent, error) {
 	}
 	return ents, nil
 }
+
+// blockingPipe returns a pipe whose read end is in blocking mode, so the
+// runtime's network poller does not watch it: a child writing to it in
+// many small pieces then wakes no idle thread of this process, only a
+// goroutine blocked reading it. Both ends are closed on exec.
+func blockingPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, &os.SyscallError{Syscall: "pipe2", Err: err}
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}

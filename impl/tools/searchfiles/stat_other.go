@@ -4,6 +4,7 @@ package searchfiles
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/afero"
 )
@@ -25,3 +26,6 @@ func readDirOS(dir string, sizes bool, _ *[]byte) ([]dirent, error) {
 }
 
 const osFastPath = false
+
+// blockingPipe is os.Pipe.
+func blockingPipe() (r, w *os.File, err error) { return os.Pipe() }
