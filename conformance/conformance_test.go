@@ -35,9 +35,20 @@ import (
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/mutants"
 	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/internal/scratch"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
+
+// TestMain runs the suite with its fixtures on tmpfs where it can
+// (internal/scratch), and removes the reference binary it built.
+func TestMain(m *testing.M) {
+	code := scratch.Wrap(m).Run()
+	if refBinPath != "" {
+		_ = os.RemoveAll(filepath.Dir(refBinPath))
+	}
+	os.Exit(code)
+}
 
 func TestConformance(t *testing.T) {
 	RegisterFailHandler(Fail)

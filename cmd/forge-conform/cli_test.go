@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/forge-conform/forge-conform/conformance/fusefault"
+	"github.com/forge-conform/forge-conform/internal/scratch"
 )
 
 // TestMain lets the test binary stand in for forge-conform and for the fake
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 	if cmds[filepath.Base(os.Args[0])] == nil {
 		defaultParallel(scriptParallel)
 	}
-	testscript.Main(m, cmds)
+	// The scripts and the suite runs they start keep their files on tmpfs
+	// where they can (internal/scratch).
+	testscript.Main(scratch.Wrap(m), cmds)
 }
 
 // scriptParallel is the default of -test.parallel: the scripts wait on

@@ -18,11 +18,15 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/diff"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
+	"github.com/forge-conform/forge-conform/internal/scratch"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 const unsupported = `unsupported: the implementation does not declare op "definitions"`
+
+// TestMain keeps the tests' files on tmpfs where it can (internal/scratch).
+func TestMain(m *testing.M) { os.Exit(scratch.Wrap(m).Run()) }
 
 func kase(spec, name string, ids ...string) *corpus.Case {
 	return &corpus.Case{Spec: spec, Name: name, IDs: ids, Op: "call", File: spec + "/cases.json", Line: 3}

@@ -19,6 +19,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
+	"github.com/forge-conform/forge-conform/internal/scratch"
 	"github.com/forge-conform/forge-conform/spec"
 )
 
@@ -85,6 +86,9 @@ var wantFailed = map[string][]string{
 // TestForgeLikePassesEverythingButItsDeviations builds the emulation, runs
 // the whole corpus against it through FCP/1, and asserts that exactly the
 // cases of wantFailed fail, each naming its ID.
+// TestMain keeps the tests' files on tmpfs where it can (internal/scratch).
+func TestMain(m *testing.M) { os.Exit(scratch.Wrap(m).Run()) }
+
 func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary and runs the whole corpus")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/internal/tooltest"
 	"github.com/forge-conform/forge-conform/impl/tool"
+	scratchdir "github.com/forge-conform/forge-conform/internal/scratch"
 )
 
 // TestMain fixes the clock, so elapsed_ms is 0 and outputs are
@@ -22,7 +23,7 @@ import (
 func TestMain(m *testing.M) {
 	fixed := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
 	now = func() time.Time { return fixed }
-	os.Exit(m.Run())
+	os.Exit(scratchdir.Wrap(m).Run()) // trees on tmpfs where it can (internal/scratch)
 }
 
 // run executes c with Tool{} on the tree at root and checks every
