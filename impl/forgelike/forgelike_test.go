@@ -83,12 +83,12 @@ var wantFailed = map[string][]string{
 	"search_files/missing-nested":        {"T-SF-04"},
 }
 
-// TestForgeLikePassesEverythingButItsDeviations builds the emulation, runs
-// the whole corpus against it through FCP/1, and asserts that exactly the
-// cases of wantFailed fail, each naming its ID.
 // TestMain keeps the tests' files on tmpfs where it can (internal/scratch).
 func TestMain(m *testing.M) { os.Exit(scratch.Wrap(m).Run()) }
 
+// TestForgeLikePassesEverythingButItsDeviations builds the emulation, runs
+// the whole corpus against it through FCP/1, and asserts that exactly the
+// cases of wantFailed fail, each naming its ID.
 func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary and runs the whole corpus")

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/leftover"
 )
 
@@ -80,19 +81,9 @@ func memDir() (string, bool) {
 	return dir, true
 }
 
-// removeAll removes dir, first making readable and searchable any
-// directory a test left without permissions.
+// removeAll removes dir, unreadable directories a test left included.
 func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(dir); err != nil {
+	if err := fixture.RemoveAll(dir); err != nil {
 		fmt.Fprintf(os.Stderr, "scratch: removing %s: %v\n", dir, err)
 	}
 }
