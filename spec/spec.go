@@ -77,6 +77,21 @@ type Set struct {
 	// line; an interpretation without one is absent here (a test of the
 	// embedded document requires every one to have it).
 	Classes map[string]Class
+	// Readings holds each interpretation's "Readings:" line: the readings
+	// the text allows there, the reference's default first among them
+	// marked Reference (package impl/readings realizes the others).
+	Readings map[string][]ReadingDecl
+}
+
+// ReadingDecl is one reading of an interpretation as INTERPRETATIONS.md
+// lists it: "`name` (reference)", "`name`", or "`name` (not realized:
+// why)" for a reading the text allows that the reference cannot take yet.
+type ReadingDecl struct {
+	Name      string
+	Reference bool
+	// NotRealized says why the reference cannot take this reading; empty
+	// for a reading it can take.
+	NotRealized string
 }
 
 // Class says how an interpretation relates to the SRD text (the rule at the
@@ -114,6 +129,8 @@ func (s *Set) Names() []string {
 var (
 	interpretationHeading = regexp.MustCompile(`(?m)^### (I-[A-Z]+-\d+) (.+)$`)
 	classLine             = regexp.MustCompile(`(?m)^Class: ([a-z]+)\b`)
+	readingsLine          = regexp.MustCompile(`(?m)^Readings: (.+)$`)
+	readingItem           = regexp.MustCompile("^`([a-z0-9][a-z0-9-]*)`(?: \\((reference|not realized: [^)]+)\\))?$")
 )
 
 // Load reads the embedded catalogs.
@@ -121,7 +138,8 @@ func Load() (*Set, error) { return LoadFS(Files) }
 
 // LoadFS reads catalog/*.json and INTERPRETATIONS.md from fsys.
 func LoadFS(fsys fs.FS) (*Set, error) {
-	set := &Set{Catalogs: map[string]*Catalog{}, Interpretations: map[string]string{}, Classes: map[string]Class{}}
+	set := &Set{Catalogs: map[string]*Catalog{}, Interpretations: map[string]string{}, Classes: map[string]Class{},
+		Readings: map[string][]ReadingDecl{}}
 	names, err := fs.Glob(fsys, "catalog/*.json")
 	if err != nil {
 		return nil, err
@@ -162,6 +180,13 @@ func parseInterpretations(md []byte, set *Set) error {
 		if next := bytes.Index(md[h[1]:end], []byte("\n## ")); next >= 0 {
 			end = h[1] + next
 		}
+		if rl := readingsLine.FindSubmatch(md[h[1]:end]); rl != nil {
+			decls, err := parseReadings(string(rl[1]))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("INTERPRETATIONS.md: %s: %w", id, err))
+			}
+			set.Readings[id] = decls
+		}
 		m := classLine.FindSubmatch(md[h[1]:end])
 		if m == nil {
 			continue
@@ -174,6 +199,31 @@ func parseInterpretations(md []byte, set *Set) error {
 		set.Classes[id] = c
 	}
 	return errors.Join(errs...)
+}
+
+// parseReadings reads a Readings line: items separated by "; ", the line
+// ending in a full stop.
+func parseReadings(line string) ([]ReadingDecl, error) {
+	var out []ReadingDecl
+	refs := 0
+	for _, item := range strings.Split(strings.TrimSuffix(strings.TrimSpace(line), "."), "; ") {
+		m := readingItem.FindStringSubmatch(item)
+		if m == nil {
+			return nil, fmt.Errorf("reading %q: want `name`, `name` (reference) or `name` (not realized: why)", item)
+		}
+		d := ReadingDecl{Name: m[1], Reference: m[2] == "reference"}
+		if r, ok := strings.CutPrefix(m[2], "not realized: "); ok {
+			d.NotRealized = r
+		}
+		if d.Reference {
+			refs++
+		}
+		out = append(out, d)
+	}
+	if refs != 1 {
+		return out, fmt.Errorf("the Readings line marks %d readings (reference): want exactly one", refs)
+	}
+	return out, nil
 }
 
 func parseCatalog(name string, data []byte) (*Catalog, error) {

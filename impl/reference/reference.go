@@ -94,6 +94,12 @@ type Options struct {
 	// Variant switches the engine to another implementation's choices
 	// (impl/forgelike: Forge's). The zero value is the reference.
 	Variant executor.Variant
+	// Readings names the readings of the SRDs this reference takes where
+	// its default reading is not the one in force ("I-AP-02=canonical",
+	// package impl/readings, which sets the options that realize them).
+	// Hello then names them after the reference's name, so that a runner
+	// does not hold it to the default reading's goldens.
+	Readings []string
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -172,6 +178,7 @@ type Reference struct {
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
 	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
 	variant       executor.Variant
+	readings      []string
 }
 
 // New builds the reference with its registry and an empty conversation.
@@ -202,7 +209,8 @@ func New(opts Options) (*Reference, error) {
 		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
 		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
-		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, variant: opts.Variant}, nil
+		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, variant: opts.Variant,
+		readings: slices.Clone(opts.Readings)}, nil
 }
 
 // Registry returns the tool registry: with the fcp_* test tools once a
@@ -267,9 +275,13 @@ func tools(opts Options, policies map[string]string) []tool.Tool {
 
 // Hello answers op hello (with seq 0; the server sets the request's).
 func (r *Reference) Hello() fcp.Response {
+	name := Name
+	if len(r.readings) > 0 {
+		name += " (readings " + strings.Join(r.readings, ", ") + ")"
+	}
 	return fcp.Response{
 		FCP:            fcp.Version,
-		Implementation: &fcp.Implementation{Name: Name, Version: Version, Language: Language},
+		Implementation: &fcp.Implementation{Name: name, Version: Version, Language: Language},
 		Tools:          r.Registry().Names(),
 		Ops:            Ops(),
 		Policies:       maps.Clone(r.policies),
