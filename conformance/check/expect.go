@@ -112,7 +112,7 @@ func expectResponse(in Input, e corpus.Expect) []Failure {
 	case e.Error != nil:
 		if ok {
 			return []Failure{{IDs: ids, Kind: KindExpect,
-				Message: fmt.Sprintf("want error %s, got a successful result", e.Error.Kind),
+				Message: fmt.Sprintf("want %s, got a successful result", wantError(e.Error)),
 				Diff:    clip(contentOf(r), 2000)}}
 		}
 		return expectError(in, e.Error, ids)
@@ -170,13 +170,21 @@ func resultText(in Input) string {
 	return contentOf(in.Resp)
 }
 
+// wantError names the error an expectation wants: its kind, or any.
+func wantError(e *corpus.ExpectError) string {
+	if e.Kind == "" {
+		return "an error (any kind)"
+	}
+	return "error " + e.Kind
+}
+
 func expectError(in Input, e *corpus.ExpectError, ids []string) []Failure {
 	got := in.Resp.Error
 	if got == nil {
-		return []Failure{{IDs: ids, Kind: KindExpect, Message: "want error " + e.Kind + ", got a response with neither content nor error"}}
+		return []Failure{{IDs: ids, Kind: KindExpect, Message: "want " + wantError(e) + ", got a response with neither content nor error"}}
 	}
 	var out []Failure
-	if got.Kind != e.Kind {
+	if e.Kind != "" && got.Kind != e.Kind {
 		out = append(out, Failure{IDs: ids, Kind: KindExpect,
 			Message: fmt.Sprintf("want error kind %s, got %s (message: %q)", e.Kind, got.Kind, got.Message)})
 	}
@@ -191,6 +199,13 @@ func expectError(in Input, e *corpus.ExpectError, ids []string) []Failure {
 		}
 	}
 	if a := e.Advice; a != nil {
+		if a.Kind != "" && got.Kind != a.Kind {
+			msg := fmt.Sprintf("advice: error kind %s, the reference's (the SRD names no kind here), got %s", a.Kind, got.Kind)
+			if a.Why != "" {
+				msg += " (" + a.Why + ")"
+			}
+			out = append(out, Failure{IDs: ids, Kind: KindExpect, Message: msg, Severity: SeverityWarn})
+		}
 		for _, w := range a.MessageContains {
 			if !strings.Contains(strings.ToLower(got.Message), strings.ToLower(w)) {
 				msg := fmt.Sprintf("advice: error message %q does not contain %q", got.Message, w)

@@ -279,9 +279,11 @@ type TreeEntry struct {
 	Mode    string  `json:"mode,omitempty"` // octal permission bits, e.g. "0644"
 }
 
-// ExpectError is an expected ToolError.
+// ExpectError is an expected ToolError. An empty Kind accepts any kind:
+// the case then requires an error, and the SRD names no kind for its
+// condition (the reference's kind may stand in Advice.Kind).
 type ExpectError struct {
-	Kind            string        `json:"kind"`
+	Kind            string        `json:"kind,omitempty"`
 	Message         *string       `json:"message,omitempty"`
 	MessageContains []string      `json:"message_contains,omitempty"`
 	Denial          *ExpectDenial `json:"denial,omitempty"`
@@ -304,9 +306,11 @@ type TextAdvice struct {
 	Why string `json:"why,omitempty"`
 }
 
-// Advice is an advice check on an error message.
+// Advice is an advice check on an error: words of its message, and the
+// kind the reference gives where the SRD names none.
 type Advice struct {
-	MessageContains []string `json:"message_contains"`
+	MessageContains []string `json:"message_contains,omitempty"`
+	Kind            string   `json:"kind,omitempty"`
 	// Why says why it helps (shown with the warning).
 	Why string `json:"why,omitempty"`
 }

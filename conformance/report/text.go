@@ -622,6 +622,9 @@ func wantedText(c *corpus.Case) string {
 	switch {
 	case e.Error != nil:
 		s := "error " + e.Error.Kind
+		if e.Error.Kind == "" {
+			s = "an error of any kind"
+		}
 		if e.Error.Message != nil {
 			s += fmt.Sprintf(" with message %q", *e.Error.Message)
 		}

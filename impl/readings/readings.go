@@ -48,7 +48,7 @@ func (r Reading) Key() string { return r.Interp + "=" + r.Name }
 
 // All returns every reading, sorted by key.
 func All() []Reading {
-	rs := slices.Concat(executorReadings())
+	rs := slices.Concat(executorReadings(), fileReadings(), searchReadings())
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Key() < rs[j].Key() })
 	return rs
 }
