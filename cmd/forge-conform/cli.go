@@ -59,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code, err = cmdSpec(args, stdout)
 	case "show":
 		code, err = cmdShow(args, stdout)
+	case "readings":
+		code, err = cmdReadings(args, stdout)
 	case "help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -93,7 +95,8 @@ const topUsage = `usage:
   forge-conform matrix --binary A --binary B [run flags] [--report-html F] [--report-md F]
                                              several implementations side by side, a row per ID
   forge-conform golden update [--dir DIR]    regenerate golden files from the reference
-  forge-conform ref [--mutant NAME] [--policy K=V]  serve the reference implementation over FCP/1
+  forge-conform ref [--mutant NAME] [--policy K=V] [--reading I=NAME]  serve the reference over FCP/1
+  forge-conform readings [--forge]           the readings the SRDs allow that the reference can take
   forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
   forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs
   forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
@@ -114,6 +117,7 @@ run flags:
   --report-md FILE      the same table as Markdown
   --strict              warnings (failed SHOULD/MAY requirements and advice checks) fail their case
   --policy KEY=VALUE    policy of the built-in reference (repeatable), e.g. lp1_missing_file=refuse
+  --reading I-XX-NN=NAME  a reading the SRD allows, taken by the built-in reference (repeatable)
   --golden-strict       golden differences fail for --binary too (default: only where the SRD fixes
                         the bytes, or when hello names the reference; elsewhere they are notes)
   -v                    list every ID and case
@@ -130,7 +134,7 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 type runFlags struct {
 	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
 	htmlOut, mdOut                                                   string
-	run, skip, policies                                              multi
+	run, skip, policies, readings                                    multi
 	jobs                                                             int
 	timeout                                                          time.Duration
 	verbose, strict, goldenStrict                                    bool
@@ -162,6 +166,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "JSON object merged over every case's config")
 	fs.BoolVar(&f.strict, "strict", false, "warnings fail their case")
 	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
+	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
 	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
 }
 
@@ -227,12 +232,15 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 	if len(f.policies) > 0 && f.binary != "" {
 		return o, usageError{"--policy applies to the built-in reference; an implementation declares its policies in hello (or use --binary 'forge-conform ref --policy KEY=VALUE')"}
 	}
+	if len(f.readings) > 0 && f.binary != "" {
+		return o, usageError{"--reading applies to the built-in reference; drop --binary (or use --binary 'forge-ref --reading I-XX-NN=NAME')"}
+	}
 	if f.binary == "" {
 		pol, err := parsePolicies(f.policies)
 		if err != nil {
 			return o, err
 		}
-		t, err := referenceTarget(f.mutant, pol)
+		t, err := referenceTarget(f.mutant, pol, f.readings)
 		if err != nil {
 			return o, err
 		}

@@ -39,7 +39,7 @@ func policyRuns(ctx context.Context, opts runner.Options) ([]*runner.Result, err
 	var out []*runner.Result
 	for _, pol := range variants {
 		o := opts
-		t, err := referenceTarget("", pol)
+		t, err := referenceTarget("", pol, nil)
 		if err != nil {
 			return nil, err
 		}

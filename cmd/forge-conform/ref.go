@@ -9,6 +9,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/mutants"
+	"github.com/forge-conform/forge-conform/impl/readings"
 	"github.com/forge-conform/forge-conform/impl/reference"
 )
 
@@ -23,18 +24,32 @@ func mutant(name string) (reference.Options, error) {
 }
 
 // referenceTarget is the built-in reference in-process (the default run),
-// or the mutant named, following the policies given (nil: its defaults).
-func referenceTarget(mutantName string, policies map[string]string) (*inproc.Target, error) {
+// or the mutant named, following the policies given (nil: its defaults)
+// and taking the readings named (impl/readings).
+func referenceTarget(mutantName string, policies map[string]string, readingKeys []string) (*inproc.Target, error) {
+	opts, err := referenceOptions(mutantName, policies, readingKeys)
+	if err != nil {
+		return nil, err
+	}
+	return inproc.New(opts)
+}
+
+// referenceOptions are the options of the reference, or of the mutant
+// named, with the policies and readings given.
+func referenceOptions(mutantName string, policies map[string]string, readingKeys []string) (reference.Options, error) {
 	var opts reference.Options
 	if mutantName != "" {
 		m, err := mutant(mutantName)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return opts, usageError{err.Error()}
 		}
 		opts = m
 	}
 	opts.Policies = policies
-	return inproc.New(opts)
+	if err := readings.ApplyKeys(&opts, readingKeys); err != nil {
+		return opts, usageError{"--reading: " + err.Error()}
+	}
+	return opts, nil
 }
 
 // parsePolicies reads --policy KEY=VALUE flags.
@@ -59,6 +74,8 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	name := fs.String("mutant", "", "serve a deliberately broken reference")
 	var policies multi
 	fs.Var(&policies, "policy", "declare and follow a policy, KEY=VALUE (repeatable)")
+	var readingKeys multi
+	fs.Var(&readingKeys, "reading", "take a reading the SRD allows, INTERPRETATION=NAME (repeatable)")
 	withTUI := fs.Bool("tui", false, "run one turn in the reference TUI instead of serving FCP/1 (needs --case or --turn)")
 	turnFile := fs.String("turn", "", "with --tui: a file holding a turn request (PROTOCOL.md §9.1)")
 	caseName := fs.String("case", "", "with --tui: a turn case of the corpus")
@@ -66,17 +83,14 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
-	var opts reference.Options
 	pol, err := parsePolicies(policies)
 	if err != nil {
 		return exitHarness, err
 	}
-	if *name != "" {
-		if opts, err = mutant(*name); err != nil {
-			return exitHarness, usageError{err.Error()}
-		}
+	opts, err := referenceOptions(*name, pol, readingKeys)
+	if err != nil {
+		return exitHarness, err
 	}
-	opts.Policies = pol
 	if *withTUI {
 		return refTUI(ctx, opts, *caseName, *turnFile, *workdir, stdin, stdout)
 	}
@@ -86,6 +100,28 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	}
 	if err := fcpserver.Serve(ctx, stdin, stdout, ref); err != nil {
 		return exitHarness, err
+	}
+	return exitOK, nil
+}
+
+// cmdReadings lists the readings the built-in reference can take, grouped
+// by interpretation: what `--reading` and `forge-ref --reading` accept.
+func cmdReadings(args []string, stdout io.Writer) (int, error) {
+	fs := newFlagSet("readings")
+	forge := fs.Bool("forge", false, "only the readings Forge's own code takes")
+	if err := parse(fs, args); err != nil {
+		return exitHarness, err
+	}
+	rs := readings.All()
+	if *forge {
+		rs = readings.Forge()
+	}
+	for _, r := range rs {
+		mark := ""
+		if r.Forge {
+			mark = " (Forge)"
+		}
+		fmt.Fprintf(stdout, "%-34s %s%s\n", r.Key(), r.Doc, mark)
 	}
 	return exitOK, nil
 }

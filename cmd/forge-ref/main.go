@@ -2,7 +2,7 @@
 // Forge tools over FCP/1 (spec/PROTOCOL.md) on stdin and stdout: the
 // implementation alone, for `forge-conform --binary forge-ref`.
 //
-//	forge-ref [--policy KEY=VALUE]...
+//	forge-ref [--policy KEY=VALUE]... [--reading I-XX-NN=NAME]...
 //
 // It is the same reference as `forge-conform ref`, built without the
 // harness: no runner, no FUSE, no terminal UI. Every package a Go program links initializes before main, so this
@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
+	"github.com/forge-conform/forge-conform/impl/readings"
 	"github.com/forge-conform/forge-conform/impl/reference"
 )
 
@@ -44,7 +45,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "forge-ref: %v\nusage: forge-ref [--policy KEY=VALUE]...\n", err)
+		fmt.Fprintf(stderr, "forge-ref: %v\nusage: forge-ref [--policy KEY=VALUE]... [--reading I-XX-NN=NAME]...\n", err)
 		return 2
 	}
 	ref, err := reference.New(opts)
@@ -65,6 +66,8 @@ func parse(args []string, stderr io.Writer) (reference.Options, error) {
 	fs.SetOutput(stderr)
 	policies := policyFlag{}
 	fs.Var(policies, "policy", "declare and follow a policy, KEY=VALUE (repeatable), e.g. lp1_missing_file=refuse")
+	var readingKeys readingFlag
+	fs.Var(&readingKeys, "reading", "take a reading the SRD allows, INTERPRETATION=NAME (repeatable), e.g. I-EXE-12=keep-cr")
 	if err := fs.Parse(args); err != nil {
 		return reference.Options{}, err
 	}
@@ -75,8 +78,17 @@ func parse(args []string, stderr io.Writer) (reference.Options, error) {
 	if len(policies) > 0 {
 		opts.Policies = policies
 	}
+	if err := readings.ApplyKeys(&opts, readingKeys); err != nil {
+		return reference.Options{}, err
+	}
 	return opts, nil
 }
+
+// readingFlag collects --reading INTERPRETATION=NAME flags.
+type readingFlag []string
+
+func (r *readingFlag) String() string     { return strings.Join(*r, ",") }
+func (r *readingFlag) Set(s string) error { *r = append(*r, s); return nil }
 
 // policyFlag collects --policy KEY=VALUE flags, checked as the reference
 // checks them.
