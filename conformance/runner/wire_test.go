@@ -213,4 +213,3 @@ func sum(ops map[string]int) int {
 	}
 	return n
 }
-
