@@ -2,8 +2,9 @@
 GO ?= go
 BINARY ?=
 # The specification documents (SRDs) are inputs you supply: SEEDS_DIR holds
-# the ones that have a catalog in spec/catalog/.
-SEEDS_DIR ?= ../shared/seeds
+# the ones that have a catalog in spec/catalog/. It defaults to
+# $(FORGE_CONFORM_SRD_DIR), the variable the tests read.
+SEEDS_DIR ?= $(FORGE_CONFORM_SRD_DIR)
 SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md SEARCH_FILES_SRD.md
 
 .PHONY: help test conform golden fixtures spec-check lint bench forge-ref clean
@@ -13,7 +14,7 @@ help:
 	@echo "make conform     run the suite against the built-in reference (BINARY='cmd args' for another implementation)"
 	@echo "make golden      regenerate golden/ from the reference, then review git diff golden/"
 	@echo "make fixtures    materialize every fixture under ./_fixtures for inspection"
-	@echo "make spec-check  diff the catalogs against the SRDs in SEEDS_DIR (default ../shared/seeds)"
+	@echo "make spec-check  diff the catalogs against the SRDs in SEEDS_DIR (default: \$$FORGE_CONFORM_SRD_DIR)"
 	@echo "make lint        gofmt + go vet"
 	@echo "make bench       benchmarks (corpus through the protocol, tools, sandbox, fixtures)"
 	@echo "make forge-ref   build ./forge-ref, the reference alone over FCP/1 (static: CGO_ENABLED=0)"
@@ -36,6 +37,8 @@ fixtures:
 	$(GO) run ./scripts/gen-fixtures -out _fixtures
 
 spec-check:
+	@if [ -z "$(SEEDS_DIR)" ]; then \
+		echo "spec-check: SEEDS_DIR is empty: set FORGE_CONFORM_SRD_DIR (or pass SEEDS_DIR) to the folder holding the SRDs ($(SEEDS)), e.g. make spec-check SEEDS_DIR=path/to/seeds"; exit 2; fi
 	@if [ ! -d "$(SEEDS_DIR)" ]; then \
 		echo "spec-check: SEEDS_DIR=$(SEEDS_DIR) is not a directory: pass the folder holding the SRDs ($(SEEDS)), e.g. make spec-check SEEDS_DIR=path/to/seeds"; exit 2; fi
 	$(GO) run ./cmd/forge-conform spec check $(addprefix --srd $(SEEDS_DIR)/,$(SEEDS))

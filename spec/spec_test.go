@@ -12,11 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/forge-conform/forge-conform/internal/srddir"
 	"github.com/forge-conform/forge-conform/spec"
 )
-
-// seeds is where the SRDs live, relative to this package's directory.
-const seeds = "../../shared/seeds"
 
 func readTestdata(t *testing.T, name string) string {
 	t.Helper()
@@ -100,7 +98,7 @@ func TestForDocument(t *testing.T) {
 		want             string // catalog spec; "" = nil
 	}{
 		{"base name", "LIST_DIRECTORY_SRD.md", "", "list_directory"},
-		{"base name with directories", "../../shared/seeds/LIST_DIRECTORY_SRD.md", "FR-WF-01", "list_directory"},
+		{"base name with directories", "docs/srds/LIST_DIRECTORY_SRD.md", "FR-WF-01", "list_directory"},
 		{"base name with backslashes", `C:\docs\WRITE_FILE_SRD.md`, "", "write_file"},
 		{"renamed copy by overlap", "list_directory_v2.md", readTestdata(t, "list_directory_v2.md"), "list_directory"},
 		{"exactly half the IDs", "x.md", "FR-WF-01 FR-WF-99", "write_file"},
@@ -266,9 +264,10 @@ func TestEmbeddedCatalogsMatchTheSRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seeds := srddir.Require(t)
 	text, err := os.ReadFile(filepath.Join(seeds, "LIST_DIRECTORY_SRD.md"))
 	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s/LIST_DIRECTORY_SRD.md not found", seeds)
+		t.Skipf("%s/LIST_DIRECTORY_SRD.md not found: set %s to the directory holding the SRD .md files", seeds, srddir.Env)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/fusefault"
 	"github.com/forge-conform/forge-conform/internal/scratch"
+	"github.com/forge-conform/forge-conform/internal/srddir"
 )
 
 // TestMain lets the test binary stand in for forge-conform and for the fake
@@ -59,23 +60,23 @@ func defaultParallel(n int) {
 // TestScripts runs the CLI scenarios in testdata/script.
 //
 // Scripts see $REPO, the repository root (to compare with committed files),
-// and $SEEDS, the directory of the upstream spec documents, when the
-// repository is checked out next to it (../../../shared/seeds); the
-// condition [seeds] says whether it is there, [root] whether the tests run
-// as root, [fuse] whether FUSE mounts work (fault cases for --binary).
+// and $SEEDS, the directory of the SRDs, when $FORGE_CONFORM_SRD_DIR names
+// it (package internal/srddir); the condition [seeds] says whether it does,
+// [root] whether the tests run as root, [fuse] whether FUSE mounts work
+// (fault cases for --binary).
 func TestScripts(t *testing.T) {
 	t.Parallel() // beside TestIDScripts
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := filepath.Join(filepath.Dir(repo), "shared", "seeds")
+	seeds, noSeeds := srddir.Lookup()
+	haveSeeds := seeds != ""
+	if !haveSeeds {
+		t.Logf("the [seeds] steps are skipped: %s", noSeeds)
+	}
 	// [fuse]: the runner can inject faults for external implementations.
 	haveFUSE := fusefault.Probe(t.TempDir()) == nil
-	haveSeeds := false
-	if st, err := os.Stat(seeds); err == nil && st.IsDir() {
-		haveSeeds = true
-	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/internal/srddir"
 )
 
 // handlerQuotes are message words a seed does not print but cites: the
@@ -20,29 +21,6 @@ var handlerQuotes = map[string]string{
 }
 
 var number = regexp.MustCompile(`^[0-9]+$`)
-
-// seedsDir finds the seed documents: $FORGE_SEEDS, else ../shared/seeds
-// relative to the module root.
-func seedsDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("FORGE_SEEDS"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "seeds")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
 
 // quotes reports whether w quotes the (lower-cased) seeds: all of it, or a
 // number, or a handler quote of the spec, or a seed quote of at least four
@@ -94,10 +72,10 @@ func TestQuotes(t *testing.T) {
 // "modified: b.txt"), or a number (a byte count the SRD requires). Advice
 // words are exempt: they are advice, not requirements.
 func TestMessageWordsQuoteTheSeeds(t *testing.T) {
-	dir := seedsDir(t)
+	dir := srddir.Require(t)
 	docs, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil || len(docs) == 0 {
-		t.Skipf("the seed documents are not at %s (set FORGE_SEEDS to the directory holding LP1.md, TOOL_EXECUTOR_SRD.md, ...): cannot verify that message words quote the specs; CI always has them", dir)
+		t.Skipf("no SRD .md files in %s (set %s to the directory holding LP1.md, TOOL_EXECUTOR_SRD.md, ...): cannot verify that message words quote the specs; CI always has them", dir, srddir.Env)
 	}
 	var text strings.Builder
 	for _, p := range docs {

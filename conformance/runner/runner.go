@@ -216,6 +216,9 @@ type Runner struct {
 	notes      []string
 	tools, ops map[string]bool
 	allTools   bool
+	// catalogued are the tools the catalogs name (a turn case needs those
+	// its model calls; any other name it calls is a test of UnknownTool).
+	catalogued map[string]bool
 
 	mutating map[string]bool // tools that change files (fresh fixture per case)
 	fresh    int64           // counter of private fixture copies
@@ -265,10 +268,13 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	if opts.RunAs == "" {
 		opts.RunAs = "nobody"
 	}
-	r := &Runner{opts: opts, mutating: map[string]bool{}, views: map[string]*faultView{}, checks: check.Tools()}
+	r := &Runner{opts: opts, mutating: map[string]bool{}, catalogued: map[string]bool{}, views: map[string]*faultView{}, checks: check.Tools()}
 	for _, c := range opts.Specs.Catalogs {
 		for _, t := range c.MutatingTools {
 			r.mutating[t] = true
+		}
+		for _, t := range c.Tools {
+			r.catalogued[t] = true
 		}
 	}
 	switch {
@@ -764,10 +770,65 @@ func (r *Runner) unsupported(c *corpus.Case) string {
 	if !r.ops[c.Op] {
 		return fmt.Sprintf("unsupported: the implementation does not declare op %q", c.Op)
 	}
-	if c.Op == fcp.OpCall && !r.allTools && !r.tools[c.Tool] {
-		return fmt.Sprintf("unsupported: the implementation does not declare tool %q", c.Tool)
+	return r.undeclaredTool(c)
+}
+
+// undeclaredTool says which tool c needs that hello does not declare, or
+// "": the tool a call, definitions or summary case is about, the tools
+// its before steps call, and the catalogued tools a turn's scripted model
+// calls (the fcp_* test tools are turnUnsupported's to check, and a name
+// no catalog knows is the subject of an UnknownTool case, not a need).
+func (r *Runner) undeclaredTool(c *corpus.Case) string {
+	if r.allTools {
+		return ""
+	}
+	undeclared := func(tool, why string) string {
+		return fmt.Sprintf("unsupported: the implementation does not declare tool %q%s", tool, why)
+	}
+	switch c.Op {
+	case fcp.OpCall, fcp.OpDefinitions, fcp.OpSummary:
+		if !r.tools[c.Tool] {
+			return undeclared(c.Tool, "")
+		}
+	case corpus.OpTurn:
+		for _, name := range scriptedTools(c) {
+			if r.catalogued[name] && !r.tools[name] {
+				return undeclared(name, " (the case's scripted model calls it)")
+			}
+		}
+	}
+	for i, st := range c.Before {
+		if st.Call != nil && !r.tools[st.Call.Tool] {
+			return undeclared(st.Call.Tool, fmt.Sprintf(" (the case's before[%d] calls it)", i))
+		}
 	}
 	return ""
+}
+
+// scriptedTools lists the tool names the scripted models of a turn case
+// call, the turn's and its recover steps', in order (a script that does
+// not parse names none: turnRequest reports it).
+func scriptedTools(c *corpus.Case) []string {
+	if c.Turn == nil {
+		return nil
+	}
+	scripts := []json.RawMessage{c.Turn.Model}
+	for _, st := range c.Turn.Recover {
+		scripts = append(scripts, st.Model)
+	}
+	var names []string
+	for _, raw := range scripts {
+		var model []fcp.ModelResponse
+		if len(raw) == 0 || json.Unmarshal(raw, &model) != nil {
+			continue
+		}
+		for _, m := range model {
+			for _, call := range m.ToolCalls {
+				names = append(names, call.Name)
+			}
+		}
+	}
+	return names
 }
 
 func (r *Runner) fixtureUnsupported(c *corpus.Case, fx *fixture.Fixture) string {
@@ -833,12 +894,17 @@ func checkedRequest(c *corpus.Case, layout fixture.Layout, callID string, config
 		return req
 	}
 	req.Call = &fcp.Call{ID: callID, Name: c.Tool, Args: expand(c.Args, layout)}
+	req.Config = config
+	if layout.Root == "" {
+		// A summary case without a fixture: ctx may be omitted
+		// (PROTOCOL.md §3.3a), and a ctx needs an absolute working_dir.
+		return req
+	}
 	req.Ctx = &fcp.Ctx{WorkingDir: layout.Root}
 	if c.Ctx != nil {
 		req.Ctx.MaxOutputBytes = c.Ctx.MaxOutputBytes
 		req.Ctx.AvailableCapacityBytes = c.Ctx.AvailableCapacityBytes
 	}
-	req.Config = config
 	return req
 }
 

@@ -36,24 +36,9 @@ func (r *Runner) turnUnsupported(c *corpus.Case, conv Conversation) string {
 	if _, ok := conv.(TurnConversation); !ok {
 		return "the target cannot run turns"
 	}
-	var model []fcp.ModelResponse
-	if err := json.Unmarshal(c.Turn.Model, &model); err == nil {
-		known := map[string]bool{}
-		for _, cat := range r.opts.Specs.Catalogs {
-			for _, t := range cat.Tools {
-				known[t] = true
-			}
-		}
-		for _, m := range model {
-			for _, call := range m.ToolCalls {
-				isTest := strings.HasPrefix(call.Name, "fcp_")
-				if (isTest || known[call.Name]) && !r.allTools && !r.tools[call.Name] {
-					if isTest {
-						return fmt.Sprintf("unsupported: needs the test tool %q, which hello with test_tools:true does not list (PROTOCOL.md §9.6)", call.Name)
-					}
-					return fmt.Sprintf("unsupported: the implementation does not declare tool %q", call.Name)
-				}
-			}
+	for _, name := range scriptedTools(c) {
+		if strings.HasPrefix(name, "fcp_") && !r.allTools && !r.tools[name] {
+			return fmt.Sprintf("unsupported: needs the test tool %q, which hello with test_tools:true does not list (PROTOCOL.md §9.6)", name)
 		}
 	}
 	if len(c.Turn.Screens) > 0 && !r.ops[fcp.OpScreen] {

@@ -7,7 +7,7 @@ import (
 
 // Variant switches the engine to another implementation's choices at the
 // points where nothing outside the engine can express them: impl/forgelike
-// sets Forge's (../shared/FORGE_FACTS.md, "Executor") to check the suite's
+// sets Forge's (observed in Forge's own code: its executor) to check the suite's
 // fidelity rule. Some are readings the SRD allows, two are deviations the
 // suite must fail (their doc says so). The zero value is the reference.
 type Variant struct {

@@ -21,7 +21,7 @@ import (
 
 // Name is the emulation's name in hello (not the reference's, so goldens
 // are notes where the SRD leaves the bytes open).
-const Name = "forgelike (test-only emulation of Forge, per FORGE_FACTS.md)"
+const Name = "forgelike (test-only emulation of Forge, as observed in its own code)"
 
 // handler serves the reference (policy refuse) with Forge's tools
 // (forgeTool) and Forge's engine variant (forgeVariant).
@@ -42,13 +42,13 @@ func newHandler() (*handler, error) {
 }
 
 // forgeVariant is Forge's tool loop where it differs from the reference's
-// (FORGE_FACTS.md, "Executor").
+// (observed in Forge's own code: its executor).
 func forgeVariant() executor.Variant {
 	return executor.Variant{ForgePlan: true, KeepCR: true, ErrorText: forgeErrorText, UntruncatedErrors: true}
 }
 
-// Hello declares the reference's tools and ops except recover: FORGE_FACTS
-// says nothing about the journal, so the durability cases skip.
+// Hello declares the reference's tools and ops except recover: nothing
+// observed of Forge's own code covers a journal, so the durability cases skip.
 func (h *handler) Hello() fcp.Response { return h.hello(h.ref.Hello()) }
 
 // HelloFor registers the test tools when asked (PROTOCOL.md §9.5).
@@ -99,8 +99,8 @@ func (h *handler) Turn(ctx context.Context, req fcp.TurnRequest, ui executor.UI)
 	return h.ref.Turn(ctx, req, ui)
 }
 
-// TurnScreen is the reference TUI's screen: FORGE_FACTS.md's one UI fact
-// (the last 50 output lines are kept) is the reference's too.
+// TurnScreen is the reference TUI's screen: the one UI fact observed in
+// Forge's own code (the last 50 output lines are kept) is the reference's too.
 func (h *handler) TurnScreen(seq int64) *tui.TurnScreen { return h.ref.TurnScreen(seq) }
 
 // Forge's texts of the LimitsExceeded denials, by the reference's prefix.

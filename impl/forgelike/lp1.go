@@ -12,8 +12,8 @@ import (
 	"github.com/forge-conform/forge-conform/impl/lp1"
 )
 
-// forgeLP1 reads LP1 as Forge's parser does (FORGE_FACTS.md, "apply_patch
-// and LP1"): the applypatch.Dialect of the emulation. Where LP1's EBNF is
+// forgeLP1 reads LP1 as Forge's parser does (observed in Forge's own
+// code): the applypatch.Dialect of the emulation. Where LP1's EBNF is
 // strict Forge is lenient, and every leniency below is one of the grammar
 // deviations the suite must fail:
 //

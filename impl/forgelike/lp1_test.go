@@ -9,7 +9,7 @@ import (
 )
 
 // forgeLP1.Parse accepts what Forge's parser accepts (each grammar
-// deviation of FORGE_FACTS.md) and rejects the rest with Forge's messages.
+// deviation observed in Forge's own code) and rejects the rest with Forge's messages.
 func TestForgeParse(t *testing.T) {
 	nMinus := []lp1.Op{{Kind: lp1.SetFinalNewline, Line: 3}}
 	tests := []struct {

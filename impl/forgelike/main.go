@@ -1,6 +1,6 @@
 // Command forgelike is a test-only emulation of Forge's own tools and tool
-// loop, as /work/shared/FORGE_FACTS.md (../shared/FORGE_FACTS.md from the
-// module root) describes them where the SRDs leave room: the reference
+// loop, as observed in Forge's own code (this package doc is the project's
+// account of those observations) where the SRDs leave room: the reference
 // implementation served over FCP/1 with Forge's tools (reference.Options.
 // WrapTool, tools.go), Forge's LP1 parser (an applypatch.Dialect, lp1.go)
 // and Forge's engine choices (reference.Options.Variant, an
@@ -11,7 +11,7 @@
 // anything; the test next to it runs the corpus against it and asserts the
 // exact set of failing cases and IDs.
 //
-// Emulated (FORGE_FACTS.md, every table):
+// Emulated (every observation, by area):
 //
 // apply_patch and LP1: Forge's parser (forgeLP1), with all its grammar
 // deviations: text after END ignored, blank lines and comments before LP1
@@ -21,7 +21,7 @@
 // "T 1", "B x", "T # c"), "N+", bare paths cut at the first whitespace
 // (their quotes kept, trailing text ignored, "Fa.txt" read as F a.txt), text
 // after a quoted path ignored. That is 29 lp1 cases, the number the fidelity
-// rule names; FORGE_FACTS.md's list groups them (U+00A0 stands for every
+// rule names; the observations group them (U+00A0 stands for every
 // White_Space character, "T x" for T and B with anything after them). Its
 // messages are Forge's ("Match is not unique", "Missing END footer", ...,
 // no line numbers); parse errors name the file "<patch>"; a section
@@ -66,9 +66,9 @@
 // marker, stderr appended only when not blank, "exit code <n>"); the env
 // denylist is the reference's (glob, case-sensitive on Unix).
 //
-// Not emulated: the journal (recover is not declared: FORGE_FACTS says
-// nothing about durability, so the turn-durable cases skip); the screen is
-// the reference TUI's (FORGE_FACTS' one UI fact, the last 50 output lines,
+// Not emulated: the journal (recover is not declared: nothing observed of
+// Forge's code covers durability, so the turn-durable cases skip); the screen
+// is the reference TUI's (Forge's one observed UI fact, the last 50 output lines,
 // is the reference's too). Where Forge's own code panics (an LP1 match
 // block longer than the file: a Rust slice index out of range) the
 // emulation answers "Match not found"; where run_command's pipes stay open

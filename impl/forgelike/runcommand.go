@@ -19,8 +19,8 @@ import (
 	"github.com/forge-conform/forge-conform/impl/tools/runcommand"
 )
 
-// runCommand is run_command as Forge runs it (FORGE_FACTS.md,
-// "run_command"): a blank command is BadArgs "command must not be empty";
+// runCommand is run_command as Forge runs it (observed in Forge's own
+// code): a blank command is BadArgs "command must not be empty";
 // `sh -c` in a session of its own (setsid), stdin null, the environment
 // cleared and refilled with the parent's minus the denylist (glob,
 // case-sensitive); each of stdout and stderr is read as lossy UTF-8 per

@@ -24,10 +24,10 @@ import (
 )
 
 // forgeTool is the emulation's reference.Options.WrapTool: each built-in
-// tool behaves as Forge's (FORGE_FACTS.md), for calls and turns alike.
+// tool behaves as Forge's (observed in its own code), for calls and turns alike.
 // A wrapper that does not define Timeout gets the engine's default
 // timeout, as Forge gives every tool but read_file, apply_patch and
-// run_command (FORGE_FACTS.md "timeouts"): so write_file and search_files
+// run_command (as observed in Forge's own code): so write_file and search_files
 // lose their file-operations timeout.
 func forgeTool(t tool.Tool) tool.Tool {
 	switch t := t.(type) {

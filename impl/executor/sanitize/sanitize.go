@@ -28,7 +28,7 @@ const (
 // Stream sanitizes chunks of one output stream. The zero value is ready.
 type Stream struct {
 	// KeepCR keeps carriage returns, which are otherwise removed (Forge
-	// keeps them, FORGE_FACTS.md; I-EXE-12 allows both).
+	// keeps them, as observed in its own code; I-EXE-12 allows both).
 	KeepCR bool
 
 	st      state

@@ -77,7 +77,7 @@ type Tool struct {
 	// any file not read.
 	MissingFile string
 	// Dialect, when set, reads and applies patches its own way instead of
-	// package lp1's (impl/forgelike sets Forge's, FORGE_FACTS.md): every
+	// package lp1's (impl/forgelike sets Forge's, observed in its code): every
 	// parse, decode and apply goes through it, and its errors are the
 	// whole PatchFailed message (no line prefix, no advice). Sandbox,
 	// stale-file checks, creation policy and the atomic commit stay the
