@@ -17,6 +17,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/forge-conform/forge-conform/spec/anchor"
 )
 
 // Files embeds the catalogs and the interpretations.
@@ -44,6 +46,10 @@ type Requirement struct {
 	// Origin is "srd" for IDs printed in the document and "derived" for
 	// stable IDs we gave to unnumbered rules or behaviours.
 	Origin string `json:"origin"`
+	// Anchors say where the requirement's sentence is in the SRD: for an
+	// "srd" ID the block that defines it, for a "derived" one the
+	// sentence(s) it rests on (spec/anchor, spec/README.md).
+	Anchors []anchor.Anchor `json:"anchors,omitempty"`
 }
 
 // Catalog is the catalog of one specification document.
@@ -237,32 +243,53 @@ type Diff struct {
 	Catalog string
 	Missing []string
 	Extra   []string
+	// Anchors are the anchors into this document that no longer find
+	// their sentence or whose sentence changed, in catalog order.
+	Anchors []AnchorProblem
+}
+
+// AnchorProblem is an anchor of ID that does not resolve as recorded.
+type AnchorProblem struct {
+	ID string
+	anchor.Result
 }
 
 // Empty reports whether catalog and document agree.
-func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 }
+func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 && len(d.Anchors) == 0 }
 
-// CheckDocument diffs catalog c against the text of its document.
+// CheckDocument diffs catalog c against the text of its document: the IDs
+// it prints, and the anchors of c into c.Document (resolved in text).
 func CheckDocument(c *Catalog, text string) Diff {
-	doc := map[string]bool{}
+	printed := map[string]bool{}
 	for _, id := range ExtractIDs(text) {
-		doc[id] = true
+		printed[id] = true
 	}
 	d := Diff{Catalog: c.Spec}
 	cat := map[string]bool{}
 	for _, r := range c.Requirements {
 		cat[r.ID] = true
-		if r.Origin == "srd" && !doc[r.ID] {
+		if r.Origin == "srd" && !printed[r.ID] {
 			d.Extra = append(d.Extra, r.ID)
 		}
 	}
-	for id := range doc {
+	for id := range printed {
 		if !cat[id] {
 			d.Missing = append(d.Missing, id)
 		}
 	}
 	sort.Strings(d.Missing)
 	sort.Strings(d.Extra)
+	doc := anchor.Parse(text)
+	for _, r := range c.Requirements {
+		for _, a := range r.Anchors {
+			if a.Document != c.Document {
+				continue
+			}
+			if res := doc.Resolve(r.ID, a); res.Status != anchor.OK {
+				d.Anchors = append(d.Anchors, AnchorProblem{ID: r.ID, Result: res})
+			}
+		}
+	}
 	return d
 }
 

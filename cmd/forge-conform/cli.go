@@ -95,7 +95,9 @@ const topUsage = `usage:
   forge-conform golden update [--dir DIR]    regenerate golden files from the reference
   forge-conform ref [--mutant NAME] [--policy K=V]  serve the reference implementation over FCP/1
   forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
-  forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs
+  forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs and anchored sentences
+  forge-conform spec anchor --srd FILE [--set ID=SEC:N[-M],..] [--write]  fill/refresh a catalog's anchors
+  forge-conform spec sentences --srd FILE [--section KEY]  an SRD's sections and numbered sentences
   forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
 
 run flags:
@@ -453,51 +455,4 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitFailed, nil
 	}
 	return exitOK, nil
-}
-
-func cmdSpec(args []string, stdout io.Writer) (int, error) {
-	if len(args) == 0 || args[0] != "check" {
-		return exitHarness, usageError{"spec: want `spec check --srd FILE`"}
-	}
-	fs := newFlagSet("spec check")
-	var srds multi
-	fs.Var(&srds, "srd", "SRD file (repeatable)")
-	if err := parse(fs, args[1:]); err != nil {
-		return exitHarness, err
-	}
-	if len(srds) == 0 {
-		return exitHarness, usageError{"spec check: name at least one --srd FILE"}
-	}
-	set, err := spec.Load()
-	if err != nil {
-		return exitHarness, err
-	}
-	code := exitOK
-	for _, path := range srds {
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return exitHarness, fmt.Errorf("--srd: %w", err)
-		}
-		c := set.ForDocument(path, string(text))
-		if c == nil {
-			ids := spec.ExtractIDs(string(text))
-			fmt.Fprintf(stdout, "%s: no catalog covers this document (%d requirement IDs found); add spec/catalog/NAME.json\n", path, len(ids))
-			code = exitFailed
-			continue
-		}
-		diff := spec.CheckDocument(c, string(text))
-		if diff.Empty() {
-			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements)\n", path, c.Spec, len(c.Requirements))
-			continue
-		}
-		code = exitFailed
-		fmt.Fprintf(stdout, "%s: catalog %s differs\n", path, c.Spec)
-		for _, id := range diff.Missing {
-			fmt.Fprintf(stdout, "  + %s  in the document, not in the catalog: add it with its level, summary and cases\n", id)
-		}
-		for _, id := range diff.Extra {
-			fmt.Fprintf(stdout, "  - %s  in the catalog, gone from the document: remove it or mark it derived\n", id)
-		}
-	}
-	return code, nil
 }
