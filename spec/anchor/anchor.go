@@ -2,7 +2,6 @@ package anchor
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -65,6 +64,8 @@ type Result struct {
 	Fingerprint string
 	// Reason says what was not found.
 	Reason string
+	// First and Last are the sentences found (when found).
+	First, Last int
 }
 
 // Resolve finds the text anchor a names for requirement id in d.
@@ -94,6 +95,7 @@ func (d *Doc) Resolve(id string, a Anchor) Result {
 		res.Reason = fmt.Sprintf("unknown anchor kind %q (want %q or %q)", a.By, ByID, BySentence)
 		return res
 	}
+	res.First, res.Last = first, last
 	texts := s.texts(first, last)
 	res.Text = strings.Join(texts, " ")
 	res.Fingerprint = Fingerprint(texts...)
@@ -149,29 +151,35 @@ func (d *Doc) At(document, section string, first, last int) (Anchor, error) {
 
 // definition returns the index of the block of s that defines id.
 func (s *Section) definition(id string) (int, bool) {
-	q := regexp.QuoteMeta(id)
-	bold := regexp.MustCompile(`^\*\*` + q + `(?:[*:\s(]|$)`)
-	plain := regexp.MustCompile(`^` + q + `:`)
-	paren := regexp.MustCompile(`\(` + q + `\)`)
+	paren := "(" + id + ")"
 	for i, b := range s.Blocks {
 		t := s.Sentences[b.First].Text
 		switch b.Kind {
 		case KindItem, KindParagraph:
-			if bold.MatchString(t) || plain.MatchString(t) || b.Kind == KindParagraph && boldTitle(t) && paren.MatchString(t) {
+			if opensWith(t, id) || b.Kind == KindParagraph && boldTitle(t) && strings.Contains(t, paren) {
 				return i, true
 			}
 		case KindRow:
-			cells := strings.Split(strings.Trim(t, "| "), "|")
-			if strings.Trim(cells[0], " *`") == id {
+			cell, _, _ := strings.Cut(strings.Trim(t, "| "), "|")
+			if strings.Trim(cell, " *`") == id {
 				return i, true
 			}
 		case KindHeading:
-			if paren.MatchString(t) {
+			if strings.Contains(t, paren) {
 				return i, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// opensWith reports whether t opens with id in bold (**ID:**, **ID**,
+// **ID (title):**) or with "ID:".
+func opensWith(t, id string) bool {
+	if rest, ok := strings.CutPrefix(t, "**"+id); ok {
+		return rest == "" || strings.ContainsRune("*: (", rune(rest[0]))
+	}
+	return strings.HasPrefix(t, id+":")
 }
 
 // span returns the sentences a defining block covers (see ByID).

@@ -31,6 +31,9 @@ type Doc struct {
 type Section struct {
 	// Key is the section's number, or h<ordinal> (see the package doc).
 	Key string
+	// Level is the heading's level (1 for #; 0 for the preamble h0) and
+	// Parent the index in Doc.Sections of the enclosing section (-1: none).
+	Level, Parent int
 	// Sentences are the section's units; Sentences[0] is the heading.
 	Sentences []Sentence
 	// Blocks group the sentences by markdown construct, in order.
@@ -41,6 +44,9 @@ type Section struct {
 type Sentence struct {
 	Text  string
 	Block int
+	// Line is the source line (1-based) of a heading, table row or code
+	// line; 0 for a sentence of a paragraph or item (see its block's lines).
+	Line int
 }
 
 // Block is a heading, paragraph, list item, table row or code block:
@@ -50,6 +56,8 @@ type Block struct {
 	First, Last int
 	// Indent is a list item's indentation in columns (0 otherwise).
 	Indent int
+	// Line and EndLine are the block's first and last source lines (1-based).
+	Line, EndLine int
 }
 
 // Section returns the section with the given key.
@@ -77,10 +85,11 @@ var (
 // Parse splits an SRD's markdown into sections and sentences.
 func Parse(text string) *Doc {
 	p := &parser{doc: &Doc{}, used: map[string]bool{}}
-	p.doc.Sections = append(p.doc.Sections, Section{Key: "h0", Sentences: []Sentence{{Block: 0}}, Blocks: []Block{{Kind: KindHeading}}})
+	p.doc.Sections = append(p.doc.Sections, Section{Key: "h0", Parent: -1, Sentences: []Sentence{{Block: 0}}, Blocks: []Block{{Kind: KindHeading}}})
 	headings := 0
 	inCode := false
-	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+	for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		p.line = n + 1
 		if inCode {
 			if fenceLine.MatchString(line) {
 				p.closeCode()
@@ -97,7 +106,7 @@ func Parse(text string) *Doc {
 			p.flush()
 			headings++
 			m := headingLine.FindStringSubmatch(line)
-			p.openSection(m[2], headings)
+			p.openSection(len(m[1]), m[2], headings)
 		case fenceLine.MatchString(line):
 			p.flush()
 			p.openCode()
@@ -107,7 +116,7 @@ func Parse(text string) *Doc {
 		case strings.HasPrefix(strings.TrimSpace(line), "|"):
 			p.flush()
 			if !separatorRow.MatchString(line) {
-				p.add(KindRow, 0, []string{fold(line)})
+				p.add(KindRow, 0, p.line, p.line, []string{fold(line)})
 			}
 		case itemLine.MatchString(line):
 			p.flush()
@@ -118,6 +127,7 @@ func Parse(text string) *Doc {
 			p.open(KindParagraph, 0, line)
 		case p.pending != nil:
 			p.pending.text = append(p.pending.text, line)
+			p.pending.end = p.line
 		default:
 			p.open(KindParagraph, 0, line)
 		}
@@ -130,9 +140,10 @@ func Parse(text string) *Doc {
 }
 
 type pendingBlock struct {
-	kind   Kind
-	indent int
-	text   []string
+	kind      Kind
+	indent    int
+	text      []string
+	line, end int
 }
 
 type parser struct {
@@ -140,11 +151,12 @@ type parser struct {
 	pending *pendingBlock
 	code    *Block
 	used    map[string]bool
+	line    int // the source line being read
 }
 
 func (p *parser) cur() *Section { return &p.doc.Sections[len(p.doc.Sections)-1] }
 
-func (p *parser) openSection(title string, ordinal int) {
+func (p *parser) openSection(level int, title string, ordinal int) {
 	key := ""
 	if m := headingNumber.FindStringSubmatch(title); m != nil && !p.used[m[1]] {
 		key = m[1]
@@ -153,13 +165,17 @@ func (p *parser) openSection(title string, ordinal int) {
 		key = "h" + strconv.Itoa(ordinal)
 	}
 	p.used[key] = true
-	p.doc.Sections = append(p.doc.Sections, Section{Key: key,
-		Sentences: []Sentence{{Text: fold(title), Block: 0}},
-		Blocks:    []Block{{Kind: KindHeading}}})
+	parent := len(p.doc.Sections) - 1
+	for parent > 0 && p.doc.Sections[parent].Level >= level {
+		parent = p.doc.Sections[parent].Parent
+	}
+	p.doc.Sections = append(p.doc.Sections, Section{Key: key, Level: level, Parent: parent,
+		Sentences: []Sentence{{Text: fold(title), Block: 0, Line: p.line}},
+		Blocks:    []Block{{Kind: KindHeading, Line: p.line, EndLine: p.line}}})
 }
 
 func (p *parser) open(kind Kind, indent int, first string) {
-	p.pending = &pendingBlock{kind: kind, indent: indent, text: []string{first}}
+	p.pending = &pendingBlock{kind: kind, indent: indent, text: []string{first}, line: p.line, end: p.line}
 }
 
 func (p *parser) flush() {
@@ -168,32 +184,37 @@ func (p *parser) flush() {
 	}
 	b := p.pending
 	p.pending = nil
-	p.add(b.kind, b.indent, Split(fold(strings.Join(b.text, " "))))
+	p.add(b.kind, b.indent, b.line, b.end, Split(fold(strings.Join(b.text, " "))))
 }
 
 // add appends a block of the given sentences (none empty) to the section.
-func (p *parser) add(kind Kind, indent int, sentences []string) {
+func (p *parser) add(kind Kind, indent, line, end int, sentences []string) {
 	if len(sentences) == 0 {
 		return
 	}
 	s := p.cur()
-	b := Block{Kind: kind, First: len(s.Sentences), Indent: indent}
+	b := Block{Kind: kind, First: len(s.Sentences), Indent: indent, Line: line, EndLine: end}
 	for _, t := range sentences {
-		s.Sentences = append(s.Sentences, Sentence{Text: t, Block: len(s.Blocks)})
+		sn := Sentence{Text: t, Block: len(s.Blocks)}
+		if kind == KindRow {
+			sn.Line = line
+		}
+		s.Sentences = append(s.Sentences, sn)
 	}
 	b.Last = len(s.Sentences) - 1
 	s.Blocks = append(s.Blocks, b)
 }
 
-func (p *parser) openCode() { p.code = &Block{Kind: KindCode, First: -1} }
+func (p *parser) openCode() { p.code = &Block{Kind: KindCode, First: -1, Line: p.line} }
 
 func (p *parser) codeLine(line string) {
 	s := p.cur()
 	if p.code.First < 0 {
 		p.code.First = len(s.Sentences)
 	}
-	s.Sentences = append(s.Sentences, Sentence{Text: fold(line), Block: len(s.Blocks)})
+	s.Sentences = append(s.Sentences, Sentence{Text: fold(line), Block: len(s.Blocks), Line: p.line})
 	p.code.Last = len(s.Sentences) - 1
+	p.code.EndLine = p.line
 }
 
 func (p *parser) closeCode() {
