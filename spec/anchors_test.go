@@ -68,28 +68,32 @@ type span struct {
 }
 
 // oneWordChanges changes one word of the first sentence of each
-// requirement's first anchor into c.Document and requires CheckDocument to
-// report as changed exactly the IDs anchored on that sentence.
-func oneWordChanges(t *testing.T, c *spec.Catalog, text string) {
+// requirement's first anchor into c.Document (requirements of every catalog
+// of set) and requires Set.CheckDocument to report as changed exactly the
+// IDs anchored on that sentence.
+func oneWordChanges(t *testing.T, set *spec.Set, c *spec.Catalog, text string) {
 	t.Helper()
-	if d := spec.CheckDocument(c, text); len(d.Anchors) != 0 {
+	if d := set.CheckDocument(c, text); len(d.Anchors) != 0 {
 		t.Fatalf("%s: anchors do not resolve in the unchanged document: %+v", c.Spec, d.Anchors)
 	}
 	doc := anchor.Parse(text)
 	spans := map[string][]span{}
-	for _, r := range c.Requirements {
-		for _, a := range r.Anchors {
-			if a.Document == c.Document {
-				res := doc.Resolve(r.ID, a)
-				spans[r.ID] = append(spans[r.ID], span{a.Section, res.First, res.Last})
+	var reqs []spec.Requirement
+	for _, name := range set.Names() {
+		for _, r := range set.Catalogs[name].Requirements {
+			for _, a := range r.Anchors {
+				if a.Document == c.Document {
+					res := doc.Resolve(r.ID, a)
+					spans[r.ID] = append(spans[r.ID], span{a.Section, res.First, res.Last})
+				}
+			}
+			if len(spans[r.ID]) > 0 {
+				reqs = append(reqs, r)
 			}
 		}
 	}
 	lines := strings.SplitAfter(text, "\n")
-	for _, r := range c.Requirements {
-		if len(spans[r.ID]) == 0 {
-			continue
-		}
+	for _, r := range reqs {
 		at := spans[r.ID][0]
 		sec, _ := doc.Section(at.section)
 		sentence := sec.Sentences[at.first]
@@ -114,7 +118,7 @@ func oneWordChanges(t *testing.T, c *spec.Catalog, text string) {
 		}
 		sort.Strings(want)
 		var got []string
-		for _, p := range spec.CheckDocument(c, changed).Anchors {
+		for _, p := range set.CheckDocument(c, changed).Anchors {
 			if p.Status != anchor.Changed {
 				t.Errorf("%s: a one-word change to %s's sentence makes %s %s (%s), want changed", c.Spec, r.ID, p.ID, p.Status, p.Reason)
 			}
@@ -210,7 +214,7 @@ func TestOneWordChangeNamesItsIDs(t *testing.T) {
 			t.Errorf("%s: %v (FORGE_CONFORM_SRD_DIR must hold every catalog's document)", name, err)
 			continue
 		}
-		oneWordChanges(t, c, string(text))
+		oneWordChanges(t, set, c, string(text))
 	}
 }
 
@@ -234,7 +238,7 @@ func TestOneWordChangeSampleSRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Requirements = append(c.Requirements, spec.Requirement{ID: "X-KEY-01", Origin: "derived", Anchors: []anchor.Anchor{derived}})
-	oneWordChanges(t, c, text)
+	oneWordChanges(t, &spec.Set{Catalogs: map[string]*spec.Catalog{"sample": c}}, c, text)
 
 	// A removed ID is reported as not found, naming the ID and section.
 	d := spec.CheckDocument(c, strings.Replace(text, "| C-01 ", "| C-09 ", 1))

@@ -244,13 +244,15 @@ type Diff struct {
 	Missing []string
 	Extra   []string
 	// Anchors are the anchors into this document that no longer find
-	// their sentence or whose sentence changed, in catalog order.
+	// their sentence or whose sentence changed, in catalog order (with
+	// Set.CheckDocument, those of every catalog, by catalog name).
 	Anchors []AnchorProblem
 }
 
-// AnchorProblem is an anchor of ID that does not resolve as recorded.
+// AnchorProblem is an anchor of requirement ID (of catalog Spec) that does
+// not resolve as recorded.
 type AnchorProblem struct {
-	ID string
+	Spec, ID string
 	anchor.Result
 }
 
@@ -260,6 +262,13 @@ func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 && 
 // CheckDocument diffs catalog c against the text of its document: the IDs
 // it prints, and the anchors of c into c.Document (resolved in text).
 func CheckDocument(c *Catalog, text string) Diff {
+	d := diffIDs(c, text)
+	d.Anchors = checkAnchors(c, c.Document, anchor.Parse(text))
+	return d
+}
+
+// diffIDs is CheckDocument without the anchors.
+func diffIDs(c *Catalog, text string) Diff {
 	printed := map[string]bool{}
 	for _, id := range ExtractIDs(text) {
 		printed[id] = true
@@ -279,18 +288,38 @@ func CheckDocument(c *Catalog, text string) Diff {
 	}
 	sort.Strings(d.Missing)
 	sort.Strings(d.Extra)
+	return d
+}
+
+// CheckDocument is the package's CheckDocument, and also checks the anchors
+// of the other catalogs into c.Document (a derived ID may rest on a
+// sentence of another document).
+func (s *Set) CheckDocument(c *Catalog, text string) Diff {
+	d := diffIDs(c, text)
 	doc := anchor.Parse(text)
-	for _, r := range c.Requirements {
-		for _, a := range r.Anchors {
-			if a.Document != c.Document {
-				continue
-			}
-			if res := doc.Resolve(r.ID, a); res.Status != anchor.OK {
-				d.Anchors = append(d.Anchors, AnchorProblem{ID: r.ID, Result: res})
-			}
+	d.Anchors = checkAnchors(c, c.Document, doc)
+	for _, n := range s.Names() {
+		if o := s.Catalogs[n]; o != c {
+			d.Anchors = append(d.Anchors, checkAnchors(o, c.Document, doc)...)
 		}
 	}
 	return d
+}
+
+// checkAnchors resolves the anchors of c's requirements into document.
+func checkAnchors(c *Catalog, document string, doc *anchor.Doc) []AnchorProblem {
+	var out []AnchorProblem
+	for _, r := range c.Requirements {
+		for _, a := range r.Anchors {
+			if a.Document != document {
+				continue
+			}
+			if res := doc.Resolve(r.ID, a); res.Status != anchor.OK {
+				out = append(out, AnchorProblem{Spec: c.Spec, ID: r.ID, Result: res})
+			}
+		}
+	}
+	return out
 }
 
 // ForDocument picks the catalog for a document: the one whose Document has

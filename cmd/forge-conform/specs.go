@@ -54,7 +54,7 @@ func cmdSpecCheck(args []string, stdout io.Writer) (int, error) {
 			code = exitFailed
 			continue
 		}
-		diff := spec.CheckDocument(c, string(text))
+		diff := set.CheckDocument(c, string(text))
 		if diff.Empty() {
 			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements)\n", path, c.Spec, len(c.Requirements))
 			continue
@@ -131,74 +131,95 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 		ids = append(ids, r.ID)
 	}
 	proposed := doc.Propose(c.Document, ids)
-	updates := map[string][]anchor.Anchor{}
-	code := exitOK
-	for _, r := range c.Requirements {
-		var others, mine []anchor.Anchor
-		for _, a := range r.Anchors {
-			if a.Document == c.Document {
-				mine = append(mine, a)
-			} else {
-				others = append(others, a)
+	updates := map[string]map[string][]anchor.Anchor{} // catalog -> ID -> anchors
+	code, n := exitOK, 0
+	for _, name := range set.Names() {
+		k := set.Catalogs[name]
+		for _, r := range k.Requirements {
+			next, note, failed := nextAnchors(doc, c, k, r, hand[r.ID], proposed)
+			delete(hand, r.ID)
+			if failed {
+				code = exitFailed
 			}
-		}
-		next, note := mine, ""
-		switch {
-		case hand[r.ID] != nil:
-			next, note = hand[r.ID], "set by hand"
-		case r.Origin == "srd":
-			if a, ok := proposed[r.ID]; ok {
-				next = []anchor.Anchor{a}
-			} else {
-				note, code = "not defined in the document: anchor it by hand with --set", exitFailed
-			}
-		case len(mine) == 0:
-			note, code = "derived, no anchor yet: read the SRD (`spec sentences`) and --set it", exitFailed
-		default:
-			next = nil
-			for _, a := range mine {
-				res := doc.Resolve(r.ID, a)
-				if res.Status == anchor.NotFound {
-					note, code = res.Reason+": --set it again", exitFailed
-					next = append(next, a)
-					continue
+			if !sameAnchors(r.Anchors, next) {
+				if updates[name] == nil {
+					updates[name] = map[string][]anchor.Anchor{}
 				}
-				if res.Status == anchor.Changed {
-					note = "sentence changed, fingerprint refreshed; check the requirement still rests on: " + res.Text
+				updates[name][r.ID] = next
+				n++
+				if note == "" {
+					note = "updated"
 				}
-				a.Fingerprint = res.Fingerprint
-				next = append(next, a)
 			}
-		}
-		all := append(append([]anchor.Anchor(nil), others...), next...)
-		if !sameAnchors(r.Anchors, all) {
-			updates[r.ID] = all
-			if note == "" {
-				note = "updated"
+			if note != "" {
+				fmt.Fprintf(stdout, "%s: %s\n", r.ID, note)
 			}
-		}
-		if note != "" {
-			fmt.Fprintf(stdout, "%s: %s\n", r.ID, note)
 		}
 	}
-	fmt.Fprintf(stdout, "%s: catalog %s, %d of %d requirements' anchors to update\n", srdPath, c.Spec, len(updates), len(c.Requirements))
-	if !write || len(updates) == 0 {
+	for id := range hand {
+		return exitHarness, usageError{fmt.Sprintf("spec anchor: --set %s: no catalog has that ID", id)}
+	}
+	fmt.Fprintf(stdout, "%s: catalog %s, %d requirements' anchors to update\n", srdPath, c.Spec, n)
+	if !write || n == 0 {
 		return code, nil
 	}
-	file := filepath.Join(dir, c.Spec+".json")
-	orig, err := os.ReadFile(file)
-	if err != nil {
-		return exitHarness, fmt.Errorf("spec anchor --write: %w (run it from the repository root or pass --catalog-dir)", err)
+	for _, name := range set.Names() {
+		if updates[name] == nil {
+			continue
+		}
+		file := filepath.Join(dir, name+".json")
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			return exitHarness, fmt.Errorf("spec anchor --write: %w (run it from the repository root or pass --catalog-dir)", err)
+		}
+		out, err := spec.RewriteAnchors(orig, updates[name])
+		if err != nil {
+			return exitHarness, err
+		}
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return exitHarness, err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", file)
 	}
-	out, err := spec.RewriteAnchors(orig, updates)
-	if err != nil {
-		return exitHarness, err
-	}
-	if err := os.WriteFile(file, out, 0o644); err != nil {
-		return exitHarness, err
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", file)
 	return code, nil
+}
+
+// nextAnchors computes requirement r's anchors (r of catalog k) after
+// anchoring the document of catalog c: a hand-set list replaces r's anchors
+// into it; an srd ID of c gets its proposed anchor; other anchors into it
+// get their fingerprints refreshed. Anchors into other documents stay.
+func nextAnchors(doc *anchor.Doc, c, k *spec.Catalog, r spec.Requirement, hand []anchor.Anchor, proposed map[string]anchor.Anchor) (next []anchor.Anchor, note string, failed bool) {
+	var mine []anchor.Anchor
+	for _, a := range r.Anchors {
+		if a.Document == c.Document {
+			mine = append(mine, a)
+		} else {
+			next = append(next, a)
+		}
+	}
+	switch {
+	case hand != nil:
+		return append(next, hand...), "set by hand", false
+	case k == c && r.Origin == "srd":
+		if a, ok := proposed[r.ID]; ok {
+			return append(next, a), "", false
+		}
+		return append(next, mine...), "not defined in the document: anchor it by hand with --set", true
+	case k == c && len(r.Anchors) == 0:
+		return nil, "derived, no anchor yet: read the SRD (`spec sentences`) and --set it", true
+	}
+	for _, a := range mine {
+		res := doc.Resolve(r.ID, a)
+		switch res.Status {
+		case anchor.NotFound:
+			note, failed = res.Reason+": --set it again", true
+		case anchor.Changed:
+			note = "sentence changed, fingerprint refreshed; check the requirement still rests on: " + res.Text
+			a.Fingerprint = res.Fingerprint
+		}
+		next = append(next, a)
+	}
+	return next, note, failed
 }
 
 // parseSet reads ID=SECTION:N[-M][,SECTION:N[-M]...].
