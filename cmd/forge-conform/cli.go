@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/spec"
+	"github.com/forge-conform/forge-conform/spec/quote"
 )
 
 // Exit codes.
@@ -110,6 +112,8 @@ run flags:
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
+  --srd-dir DIR         the SRDs: each failure quotes the sentence of its IDs (default $FORGE_CONFORM_SRD_DIR;
+                        without, the catalog's summary and where the sentence is)
   --report-json FILE    JSON report ("-" for stdout)
   --report-junit FILE   JUnit XML report
   --report-html FILE    one self-contained HTML page: a row per ID, failing cells open on their diffs
@@ -131,7 +135,7 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type runFlags struct {
 	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
-	htmlOut, mdOut                                                   string
+	htmlOut, mdOut, srdDir                                           string
 	run, skip, policies                                              multi
 	jobs                                                             int
 	timeout                                                          time.Duration
@@ -165,6 +169,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strict, "strict", false, "warnings fail their case")
 	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
 	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
+	fs.StringVar(&f.srdDir, "srd-dir", "", "directory of the SRDs: failures quote their sentences (default $FORGE_CONFORM_SRD_DIR)")
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -344,12 +349,35 @@ func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	quotes, err := f.quotes(d.specs)
+	if err != nil {
+		return nil, err
+	}
 	r, err := runner.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.RunAll(ctx), nil
+	run := r.RunAll(ctx)
+	run.Quotes = quotes
+	return run, nil
+}
+
+// quotes opens the SRDs of --srd-dir (or FORGE_CONFORM_SRD_DIR) for the
+// reports to quote; without either, reports show the catalog's summaries.
+func (f *runFlags) quotes(set *spec.Set) (*quote.Book, error) {
+	dir := f.srdDir
+	if dir == "" {
+		dir = os.Getenv("FORGE_CONFORM_SRD_DIR")
+	}
+	var srds fs.FS
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, usageError{fmt.Sprintf("--srd-dir %s: not a directory (name the directory holding the SRDs, e.g. TOOL_EXECUTOR_SRD.md)", dir)}
+		}
+		srds = os.DirFS(dir)
+	}
+	return quote.New(set, srds)
 }
 
 // writeReport renders into path ("-" for stdout; "" writes nothing).
