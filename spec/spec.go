@@ -207,6 +207,14 @@ func parseCatalog(name string, data []byte) (*Catalog, error) {
 		case r.Origin != "srd" && r.Origin != "derived":
 			errs = append(errs, fmt.Errorf("%s: %s has origin %q (want srd or derived)", name, r.ID, r.Origin))
 		}
+		for _, a := range r.Anchors {
+			switch {
+			case a.By != anchor.ByID && a.By != anchor.BySentence:
+				errs = append(errs, fmt.Errorf("%s: %s has an anchor by %q (want id or sentence)", name, r.ID, a.By))
+			case a.Document == "" || a.Section == "":
+				errs = append(errs, fmt.Errorf("%s: %s has an anchor without document or section", name, r.ID))
+			}
+		}
 		switch r.Level {
 		case "MUST", "SHOULD", "MAY", "INFO":
 		default:
