@@ -17,6 +17,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/forge-conform/forge-conform/spec/anchor"
 )
 
 // Files embeds the catalogs and the interpretations.
@@ -44,6 +46,10 @@ type Requirement struct {
 	// Origin is "srd" for IDs printed in the document and "derived" for
 	// stable IDs we gave to unnumbered rules or behaviours.
 	Origin string `json:"origin"`
+	// Anchors say where the requirement's sentence is in the SRD: for an
+	// "srd" ID the block that defines it, for a "derived" one the
+	// sentence(s) it rests on (spec/anchor, spec/README.md).
+	Anchors []anchor.Anchor `json:"anchors,omitempty"`
 }
 
 // Catalog is the catalog of one specification document.
@@ -251,6 +257,14 @@ func parseCatalog(name string, data []byte) (*Catalog, error) {
 		case r.Origin != "srd" && r.Origin != "derived":
 			errs = append(errs, fmt.Errorf("%s: %s has origin %q (want srd or derived)", name, r.ID, r.Origin))
 		}
+		for _, a := range r.Anchors {
+			switch {
+			case a.By != anchor.ByID && a.By != anchor.BySentence:
+				errs = append(errs, fmt.Errorf("%s: %s has an anchor by %q (want id or sentence)", name, r.ID, a.By))
+			case a.Document == "" || a.Section == "":
+				errs = append(errs, fmt.Errorf("%s: %s has an anchor without document or section", name, r.ID))
+			}
+		}
 		switch r.Level {
 		case "MUST", "SHOULD", "MAY", "INFO":
 		default:
@@ -287,26 +301,45 @@ type Diff struct {
 	Catalog string
 	Missing []string
 	Extra   []string
+	// Anchors are the anchors into this document that no longer find
+	// their sentence or whose sentence changed, in catalog order (with
+	// Set.CheckDocument, those of every catalog, by catalog name).
+	Anchors []AnchorProblem
+}
+
+// AnchorProblem is an anchor of requirement ID (of catalog Spec) that does
+// not resolve as recorded.
+type AnchorProblem struct {
+	Spec, ID string
+	anchor.Result
 }
 
 // Empty reports whether catalog and document agree.
-func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 }
+func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 && len(d.Anchors) == 0 }
 
-// CheckDocument diffs catalog c against the text of its document.
+// CheckDocument diffs catalog c against the text of its document: the IDs
+// it prints, and the anchors of c into c.Document (resolved in text).
 func CheckDocument(c *Catalog, text string) Diff {
-	doc := map[string]bool{}
+	d := diffIDs(c, text)
+	d.Anchors = checkAnchors(c, c.Document, anchor.Parse(text))
+	return d
+}
+
+// diffIDs is CheckDocument without the anchors.
+func diffIDs(c *Catalog, text string) Diff {
+	printed := map[string]bool{}
 	for _, id := range ExtractIDs(text) {
-		doc[id] = true
+		printed[id] = true
 	}
 	d := Diff{Catalog: c.Spec}
 	cat := map[string]bool{}
 	for _, r := range c.Requirements {
 		cat[r.ID] = true
-		if r.Origin == "srd" && !doc[r.ID] {
+		if r.Origin == "srd" && !printed[r.ID] {
 			d.Extra = append(d.Extra, r.ID)
 		}
 	}
-	for id := range doc {
+	for id := range printed {
 		if !cat[id] {
 			d.Missing = append(d.Missing, id)
 		}
@@ -314,6 +347,37 @@ func CheckDocument(c *Catalog, text string) Diff {
 	sort.Strings(d.Missing)
 	sort.Strings(d.Extra)
 	return d
+}
+
+// CheckDocument is the package's CheckDocument, and also checks the anchors
+// of the other catalogs into c.Document (a derived ID may rest on a
+// sentence of another document).
+func (s *Set) CheckDocument(c *Catalog, text string) Diff {
+	d := diffIDs(c, text)
+	doc := anchor.Parse(text)
+	d.Anchors = checkAnchors(c, c.Document, doc)
+	for _, n := range s.Names() {
+		if o := s.Catalogs[n]; o != c {
+			d.Anchors = append(d.Anchors, checkAnchors(o, c.Document, doc)...)
+		}
+	}
+	return d
+}
+
+// checkAnchors resolves the anchors of c's requirements into document.
+func checkAnchors(c *Catalog, document string, doc *anchor.Doc) []AnchorProblem {
+	var out []AnchorProblem
+	for _, r := range c.Requirements {
+		for _, a := range r.Anchors {
+			if a.Document != document {
+				continue
+			}
+			if res := doc.Resolve(r.ID, a); res.Status != anchor.OK {
+				out = append(out, AnchorProblem{Spec: c.Spec, ID: r.ID, Result: res})
+			}
+		}
+	}
+	return out
 }
 
 // ForDocument picks the catalog for a document: the one whose Document has

@@ -138,7 +138,8 @@ const goodCatalog = `{
   "title": "X",
   "tools": ["x"],
   "requirements": [
-    {"id": "FR-X-01", "level": "MUST", "section": "1", "summary": "does x", "testable": true, "origin": "srd"},
+    {"id": "FR-X-01", "level": "MUST", "section": "1", "summary": "does x", "testable": true, "origin": "srd",
+      "anchors": [{"document": "X.md", "section": "1", "by": "id", "sentence": 2, "fingerprint": "sha256:0123456789abcdef"}]},
     {"id": "C-01", "level": "MUST", "section": "2", "summary": "anywhere", "testable": false, "verified": "build matrix", "origin": "srd"},
     {"id": "X-ENT-01", "level": "SHOULD", "section": "3", "summary": "entry", "testable": true, "origin": "derived"}
   ]
@@ -153,7 +154,7 @@ func TestLoadFS(t *testing.T) {
 		t.Fatalf("LoadFS: %v", err)
 	}
 	c := set.Catalogs["x"]
-	if c == nil || c.Document != "X.md" || len(c.Requirements) != 3 || c.Requirements[1].Verified != "build matrix" {
+	if c == nil || c.Document != "X.md" || len(c.Requirements) != 3 || c.Requirements[1].Verified != "build matrix" || len(c.Requirements[0].Anchors) != 1 || c.Requirements[0].Anchors[0].Sentence != 2 {
 		t.Fatalf("catalog x = %+v", c)
 	}
 	if d := cmp.Diff(map[string]string{"I-X-01": "First reading", "I-X-02": "Second reading", "I-X-04": "Third"}, set.Interpretations); d != "" {
@@ -190,6 +191,9 @@ func TestLoadFSErrors(t *testing.T) {
 		{"bad origin", "catalog/x.json", mod(`"origin": "derived"`, `"origin": "guessed"`), `catalog/x.json: X-ENT-01 has origin "guessed" (want srd or derived)`},
 		{"spec does not match the file name", "catalog/y.json", goodCatalog, `catalog/y.json: spec "x" must match the file name "y"`},
 		{"unknown field", "catalog/x.json", mod(`"title"`, `"titel": "", "title"`), `catalog/x.json: json: unknown field "titel"`},
+		{"unknown anchor field", "catalog/x.json", mod(`"by": "id"`, `"by": "id", "line": 3`), `catalog/x.json: json: unknown field "line"`},
+		{"bad anchor kind", "catalog/x.json", mod(`"by": "id"`, `"by": "line"`), `catalog/x.json: FR-X-01 has an anchor by "line" (want id or sentence)`},
+		{"anchor without section", "catalog/x.json", mod(`"section": "1", "by"`, `"section": "", "by"`), `catalog/x.json: FR-X-01 has an anchor without document or section`},
 		{"invalid JSON", "catalog/x.json", `{"spec": `, "catalog/x.json: "},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/spec"
+	"github.com/forge-conform/forge-conform/spec/quote"
 )
 
 // Exit codes.
@@ -98,7 +100,9 @@ const topUsage = `usage:
   forge-conform ref [--mutant NAME] [--policy K=V] [--reading I=NAME]  serve the reference over FCP/1
   forge-conform readings [--forge]           the readings the SRDs allow that the reference can take
   forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
-  forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs
+  forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs and anchored sentences
+  forge-conform spec anchor --srd FILE [--set ID=SEC:N[-M],..] [--write]  fill/refresh a catalog's anchors
+  forge-conform spec sentences --srd FILE [--section KEY]  an SRD's sections and numbered sentences
   forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
 
 run flags:
@@ -111,6 +115,8 @@ run flags:
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
+  --srd-dir DIR         the SRDs: each failure quotes the sentence of its IDs (default $FORGE_CONFORM_SRD_DIR;
+                        without, the catalog's summary and where the sentence is)
   --report-json FILE    JSON report ("-" for stdout)
   --report-junit FILE   JUnit XML report
   --report-html FILE    one self-contained HTML page: a row per ID, failing cells open on their diffs
@@ -133,7 +139,7 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type runFlags struct {
 	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
-	htmlOut, mdOut                                                   string
+	htmlOut, mdOut, srdDir                                           string
 	run, skip, policies, readings                                    multi
 	jobs                                                             int
 	timeout                                                          time.Duration
@@ -168,6 +174,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
 	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
 	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
+	fs.StringVar(&f.srdDir, "srd-dir", "", "directory of the SRDs: failures quote their sentences (default $FORGE_CONFORM_SRD_DIR)")
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -350,12 +357,35 @@ func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	quotes, err := f.quotes(d.specs)
+	if err != nil {
+		return nil, err
+	}
 	r, err := runner.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.RunAll(ctx), nil
+	run := r.RunAll(ctx)
+	run.Quotes = quotes
+	return run, nil
+}
+
+// quotes opens the SRDs of --srd-dir (or FORGE_CONFORM_SRD_DIR) for the
+// reports to quote; without either, reports show the catalog's summaries.
+func (f *runFlags) quotes(set *spec.Set) (*quote.Book, error) {
+	dir := f.srdDir
+	if dir == "" {
+		dir = os.Getenv("FORGE_CONFORM_SRD_DIR")
+	}
+	var srds fs.FS
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, usageError{fmt.Sprintf("--srd-dir %s: not a directory (name the directory holding the SRDs, e.g. TOOL_EXECUTOR_SRD.md)", dir)}
+		}
+		srds = os.DirFS(dir)
+	}
+	return quote.New(set, srds)
 }
 
 // writeReport renders into path ("-" for stdout; "" writes nothing).
@@ -461,51 +491,4 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitFailed, nil
 	}
 	return exitOK, nil
-}
-
-func cmdSpec(args []string, stdout io.Writer) (int, error) {
-	if len(args) == 0 || args[0] != "check" {
-		return exitHarness, usageError{"spec: want `spec check --srd FILE`"}
-	}
-	fs := newFlagSet("spec check")
-	var srds multi
-	fs.Var(&srds, "srd", "SRD file (repeatable)")
-	if err := parse(fs, args[1:]); err != nil {
-		return exitHarness, err
-	}
-	if len(srds) == 0 {
-		return exitHarness, usageError{"spec check: name at least one --srd FILE"}
-	}
-	set, err := spec.Load()
-	if err != nil {
-		return exitHarness, err
-	}
-	code := exitOK
-	for _, path := range srds {
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return exitHarness, fmt.Errorf("--srd: %w", err)
-		}
-		c := set.ForDocument(path, string(text))
-		if c == nil {
-			ids := spec.ExtractIDs(string(text))
-			fmt.Fprintf(stdout, "%s: no catalog covers this document (%d requirement IDs found); add spec/catalog/NAME.json\n", path, len(ids))
-			code = exitFailed
-			continue
-		}
-		diff := spec.CheckDocument(c, string(text))
-		if diff.Empty() {
-			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements)\n", path, c.Spec, len(c.Requirements))
-			continue
-		}
-		code = exitFailed
-		fmt.Fprintf(stdout, "%s: catalog %s differs\n", path, c.Spec)
-		for _, id := range diff.Missing {
-			fmt.Fprintf(stdout, "  + %s  in the document, not in the catalog: add it with its level, summary and cases\n", id)
-		}
-		for _, id := range diff.Extra {
-			fmt.Fprintf(stdout, "  - %s  in the catalog, gone from the document: remove it or mark it derived\n", id)
-		}
-	}
-	return code, nil
 }

@@ -60,6 +60,10 @@ type MatrixRow struct {
 	Differs bool
 	// Attention is set when some column failed or errored the ID.
 	Attention bool
+	// Says is what the SRD says for an ID some column failed (quoteLines:
+	// the SRD's sentences, or the summary and anchor without the SRDs),
+	// from the first run with quotes.
+	Says []string
 }
 
 // MatrixCell is one ID's verdict for one implementation.
@@ -180,9 +184,22 @@ func BuildMatrix(cols []Column) Matrix {
 					row.Attention = true
 				}
 			}
+			if row.Attention {
+				row.Says = says(cols, row.ID)
+			}
 		}
 	}
 	return m
+}
+
+// says renders the quote of id from the first column's run with quotes.
+func says(cols []Column, id string) []string {
+	for _, c := range cols {
+		if q, ok := c.Run.Quotes.Quote(id); ok {
+			return quoteLines(q, c.Run.Quotes.Given(), nil)
+		}
+	}
+	return nil
 }
 
 // cellEvidence collects, per ID, the failing and errored cases that blame

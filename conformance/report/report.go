@@ -92,6 +92,9 @@ type JSONFailure struct {
 	// pretty-printed JSON.
 	Diff     string `json:"diff,omitempty"`
 	Severity string `json:"severity,omitempty"`
+	// Requirements say what the SRD says for each ID of IDs (when the run
+	// has quotes: the SRD's own sentence with --srd-dir, else the summary).
+	Requirements []JSONRequirement `json:"requirements,omitempty"`
 }
 
 // JSONID is one requirement's verdict.
@@ -120,7 +123,7 @@ func BuildJSON(run *runner.Run) JSONReport {
 		jc := JSONCase{Name: r.Case.FullName(), Spec: r.Case.Spec, IDs: r.Case.IDs, Interpretations: r.Case.Interpretations,
 			File: r.Case.File, Line: r.Case.Line, Doc: r.Case.Doc,
 			Status: r.Status, Message: r.Message, Stderr: r.Stderr, DurationUs: r.Duration.Microseconds(),
-			Failures: jsonFailures(r.Failures), Warnings: jsonFailures(r.Warnings), Notes: jsonFailures(r.Notes)}
+			Failures: jsonFailures(run, r.Failures), Warnings: jsonFailures(run, r.Warnings), Notes: jsonFailures(nil, r.Notes)}
 		if r.Status == runner.Failed || r.Status == runner.Errored || r.ExpectedFailure {
 			jc.Request, jc.Response = r.Request, r.Response
 		}
@@ -155,10 +158,16 @@ func conflictCases(run *runner.Run, id string) []string {
 	return out
 }
 
-func jsonFailures(fs []check.Failure) []JSONFailure {
+// jsonFailures converts failures, with the requirements they are charged
+// to when run (nil: none) has quotes.
+func jsonFailures(run *runner.Run, fs []check.Failure) []JSONFailure {
 	var out []JSONFailure
 	for _, f := range fs {
-		out = append(out, JSONFailure(f))
+		jf := JSONFailure{IDs: f.IDs, Kind: f.Kind, Message: f.Message, Diff: f.Diff, Severity: f.Severity}
+		if run != nil {
+			jf.Requirements = jsonRequirements(run, f)
+		}
+		out = append(out, jf)
 	}
 	return out
 }
@@ -261,6 +270,11 @@ func JUnit(w io.Writer, run *runner.Run) error {
 			var body strings.Builder
 			for _, f := range r.Failures {
 				fmt.Fprintf(&body, "%s [%s]: %s\n", f.Kind, strings.Join(f.IDs, ", "), f.Message)
+				for _, q := range quotesOf(run, []check.Failure{f}) {
+					for _, l := range quoteLines(q, run.Quotes.Given(), nil) {
+						fmt.Fprintf(&body, "  %s\n", l)
+					}
+				}
 				if f.Diff != "" {
 					fmt.Fprintf(&body, "%s\n", f.Diff)
 				}

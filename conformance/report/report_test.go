@@ -45,6 +45,7 @@ func sampleRun() *runner.Run {
 	content := `{"path":".","entries":[{"path":"a"},{"path":"b"},{"path":"c"},{"path":"a/x"}],"returned":4,"truncated":true}`
 	maxOut := int64(4096)
 	return &runner.Run{
+		Quotes:         sampleQuotes(),
 		Implementation: fcp.Implementation{Name: "my-impl", Version: "1.2.3", Language: "rust"},
 		Notes:          []string{"no golden files: exact-bytes checks are skipped"},
 		Elapsed:        1234 * time.Millisecond,
@@ -290,7 +291,7 @@ func TestJSONOutput(t *testing.T) {
 		"cases[1]":       {"doc", "duration_us", "failures", "file", "ids", "interpretations", "line", "message", "name", "request", "response", "spec", "status", "warnings"},
 		"cases[2]":       {"duration_us", "file", "ids", "line", "message", "name", "spec", "status", "stderr"},
 		"ids[0]":         {"cases", "id", "level", "spec", "status", "testable"},
-		"failure":        {"diff", "ids", "kind", "message"},
+		"failure":        {"diff", "ids", "kind", "message", "requirements"},
 	}
 	cases := doc["cases"].([]any)
 	objects := map[string]map[string]any{

@@ -52,7 +52,7 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 	if o.CasesDir == "" {
 		o.CasesDir = "conformance/cases"
 	}
-	t := &textWriter{w: w, o: o, seen: map[string]string{}}
+	t := &textWriter{w: w, o: o, seen: map[string]string{}, run: run}
 	im := run.Implementation
 	fmt.Fprintf(w, "forge-conform: checking %s %s (%s)\n", orDash(im.Name), clean(im.Version), orDash(im.Language))
 	for _, n := range run.Notes {
@@ -78,6 +78,7 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 
 type textWriter struct {
 	w     io.Writer
+	run   *runner.Run
 	o     TextOptions
 	seen  map[string]string // failure signature -> first case showing it
 	full  int               // full blocks printed
@@ -233,6 +234,11 @@ func (t *textWriter) block(r *runner.Result) {
 		default:
 			t.printf("  %s\n", line)
 			t.diff(f.Diff)
+		}
+	}
+	for _, q := range quotesOf(t.run, fails) {
+		for _, l := range quoteLines(q, t.run.Quotes.Given(), t.clip) {
+			t.printf("  %s\n", l)
 		}
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/leftover"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
+	"github.com/forge-conform/forge-conform/spec/quote"
 )
 
 // Status is a case's or an ID's verdict.
@@ -169,6 +170,9 @@ type Run struct {
 	// Stopped is set when the run stopped early (Options.StopAfter): it
 	// checked nothing, and says why once.
 	Stopped *Stop
+	// Quotes, when set, gives reports the SRD sentence (or, without the
+	// SRDs, the summary and anchor) of each ID a failure is charged to.
+	Quotes *quote.Book
 }
 
 // Conflict is a place where two sentences of a spec disagree; the cases
