@@ -280,3 +280,30 @@ func isPath(dir, ref string) bool {
 	ref = lineSuffix.ReplaceAllString(strings.TrimSuffix(ref, "."), "")
 	return pathLike.MatchString(ref) && (exists(".", ref) || exists(dir, ref)) && strings.ContainsAny(ref, "./")
 }
+
+// The checks themselves: a missing path is caught, names and globs are not paths.
+func TestCheckPath(t *testing.T) {
+	for _, c := range []struct {
+		dir, ref string
+		bad      bool
+	}{
+		{".", "spec/PROTOCOL.md", false},
+		{".", "spec/NOPE.md", true},
+		{".", "examples/python/forge_tools.py", false},
+		{".", "conformance/cases/list_directory/t-ld-01-listing.json:989", false},
+		{".", "conformance/cases/nope/", true},
+		{".", "list_directory/budget-*", false},
+		{".", "T-LD-05", false},
+		{".", "/usr/share/cargo/registry", false},
+		{"spec", "fcp/schema/", false},
+		{"spec", "fcp/nope.json", true},
+	} {
+		if got := checkPath(c.dir, c.ref) != ""; got != c.bad {
+			t.Errorf("checkPath(%q, %q) reports a problem: %v, want %v", c.dir, c.ref, got, c.bad)
+		}
+	}
+	objs, _ := jsonObjects("a `{\"op\":\"x\",\"s\":\"}{\"}` b {\"n\":{\"m\":1}}")
+	if len(objs) != 2 || objs[0] != `{"op":"x","s":"}{"}` {
+		t.Errorf("jsonObjects = %q", objs)
+	}
+}
