@@ -45,8 +45,10 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -109,6 +111,15 @@ type Options struct {
 	// per section, in section order. false applies a file's sections in
 	// order to the evolving content.
 	SectionsFromDisk bool
+	// LP1 are the readings of LP1 itself (I-LP-01, I-LP-09, I-LP-11) the
+	// tool parses and applies patches with.
+	LP1 lp1.Options
+	// ParseErrorFile is the error's file for a patch that does not parse
+	// (I-AP-04): empty (the reference's) or, e.g., "<patch>".
+	ParseErrorFile string
+	// NoLineNumbers leaves the "line N: " prefix out of PatchFailed
+	// messages (I-LP-15 "no-line-numbers").
+	NoLineNumbers bool
 }
 
 // Path forms of the success lines (Options.PathForm).
@@ -276,7 +287,7 @@ func (t Tool) parse(text string) (*lp1.Patch, error) {
 	if t.Dialect != nil {
 		return t.Dialect.Parse(text)
 	}
-	return lp1.Parse(text)
+	return t.Options.LP1.Parse(text)
 }
 
 // Execute applies the patch; see the package documentation for the steps.
@@ -284,6 +295,26 @@ func (t Tool) parse(text string) (*lp1.Patch, error) {
 // ends before anything is renamed into place (once renaming starts, the
 // call finishes, so that it stays all-or-nothing).
 func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	out, err := t.execute(ctx, raw, c)
+	var te *toolerr.Error
+	if err == nil || !errors.As(err, &te) || te.Kind != toolerr.PatchFailed {
+		return out, err
+	}
+	e := *te
+	if e.File == "" && t.Options.ParseErrorFile != "" {
+		e.File = t.Options.ParseErrorFile
+	}
+	if t.Options.NoLineNumbers {
+		e.Message = lineNumber.ReplaceAllString(e.Message, "")
+	}
+	return out, &e
+}
+
+// lineNumber is the "line N: " prefix of a PatchFailed message.
+var lineNumber = regexp.MustCompile(`^line [0-9]+: `)
+
+// execute is Execute before Options rewrite a PatchFailed error.
+func (t Tool) execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	text, err := prepare(raw, c.Config)
 	if err != nil {
 		return "", err
@@ -308,7 +339,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		if err := ctx.Err(); err != nil {
 			return "", ctxError(err)
 		}
-		if err := stage(f, t.Dialect, t.Options.SectionsFromDisk); err != nil {
+		if err := stage(f, t.Dialect, t.Options); err != nil {
 			return "", err
 		}
 	}

@@ -177,11 +177,12 @@ func checkNew(f *file, c *tool.Ctx) error {
 }
 
 // stage applies f's sections to its content in memory, with d when it is
-// not nil: in order to the evolving content (I-AP-03), or, fromDisk, each
-// to the original content, keeping the last section's result.
-func stage(f *file, d Dialect, fromDisk bool) error {
+// not nil, else with LP1 read as o.LP1: in order to the evolving content
+// (I-AP-03), or, with o.SectionsFromDisk, each to the original content,
+// keeping the last section's result.
+func stage(f *file, d Dialect, o Options) error {
 	if d != nil {
-		return stageDialect(f, d, fromDisk)
+		return stageDialect(f, d, o.SectionsFromDisk)
 	}
 	orig, err := lp1.Decode(f.orig)
 	if err != nil {
@@ -189,10 +190,10 @@ func stage(f *file, d Dialect, fromDisk bool) error {
 	}
 	cur := orig
 	for _, s := range f.sections {
-		if fromDisk {
+		if o.SectionsFromDisk {
 			cur = orig
 		}
-		cur, err = lp1.Apply(cur, s.Ops)
+		cur, err = o.LP1.Apply(cur, s.Ops)
 		if err != nil {
 			return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 		}
