@@ -26,6 +26,10 @@
 //
 // Nothing is written before steps 1-4 have succeeded for every file.
 //
+// That is the reference's reading; Tool.Options takes the others the SRD
+// allows (path spelling, cache after a patch, repeated sections, the file
+// and line numbers of errors, LP1's own readings), named in impl/readings.
+//
 // File creation policy (LP1's backend policy, I-AP-01): a file that does
 // not exist can be created only by a patch whose first operation on it is
 // T (append) or B (prepend); it needs no prior read, gets mode 0644, and

@@ -9,6 +9,9 @@
 // successful read is recorded in the conversation's read cache with the
 // SHA-256 of the whole file. All filesystem access goes through the call's
 // afero.Fs, so permission emulation and fault injection apply.
+//
+// Tool.Options takes the other readings the SRD allows (impl/readings
+// names them); the zero value is the reference's.
 package readfile
 
 import (

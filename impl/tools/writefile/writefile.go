@@ -9,6 +9,9 @@
 // visible and nothing is overwritten (fsys.LinkNoReplace). On failure
 // nothing it created is left behind. All filesystem access goes through the
 // call's afero.Fs, so permission emulation and fault injection apply.
+//
+// Tool.Options takes the other readings the SRD allows (impl/readings
+// names them); the zero value is the reference's.
 package writefile
 
 import (
