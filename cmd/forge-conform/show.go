@@ -98,8 +98,12 @@ func cmdShow(args []string, stdout io.Writer) (int, error) {
 	case e.Turn != nil:
 		raw, _ := json.MarshalIndent(e.Turn, "", "  ")
 		w("\nexpectation over the turn (events, results in the history, chunks per stream; only what is listed is checked,\nplus the invariants every turn gets: spec/PROTOCOL.md §9):\n%s", indent(string(raw)+"\n"))
+	case e.Text != nil && corpus.HasPaths(*e.Text):
+		w("\nexpectation: this content, each $PATH(...) any spelling of its path (as written, relative or absolute):\n%s", indent(*e.Text+"\n"))
 	case e.Text != nil:
 		w("\nexpectation: exactly this content (%d bytes):\n%s", len(*e.Text), indent(*e.Text+"\n"))
+	case e.Sanitized != nil:
+		w("\nexpectation: this content, its control characters removed or neutralized (none left):\n%s", indent(*e.Sanitized+"\n"))
 	case e.JSON != nil:
 		var b bytes.Buffer
 		_ = json.Indent(&b, e.JSON, "", "  ")

@@ -15,11 +15,11 @@ func applyPatchChecks() (string, ToolChecks) {
 }
 
 // applyPatchInvariants checks what the case's own steps establish: a file
-// the conversation read with read_file (or wrote with apply_patch) is
-// known to the read cache, so apply_patch must not
-// call it "not read" (FR-TOOL-PATCH-02a's message). Such an answer means
-// the read was never recorded (FR-TOOL-PATCH-02c) or the patch's new
-// content was not (AP-CACHE-01).
+// the conversation read with read_file is known to the read cache (a
+// later patch of it may leave the entry as it was or refresh it, I-AP-05,
+// but does not remove it), so apply_patch must not call it "not read"
+// (FR-TOOL-PATCH-02a's message). Such an answer means the read was never
+// recorded (FR-TOOL-PATCH-02c).
 func applyPatchInvariants(in Input) []Failure {
 	e := in.Resp.Error
 	if e == nil || e.Kind != "StaleFile" || !strings.Contains(e.Message, "not read before patching") {
@@ -51,10 +51,10 @@ func applyPatchInvariants(in Input) []Failure {
 }
 
 // lastRecorder returns the requirement that makes the read cache know file
-// after steps: FR-TOOL-PATCH-02c when its last touch was a successful
-// read_file, AP-CACHE-01 when it was a successful apply_patch; "" when the
-// steps never read it or a symlink swapped in since makes the path name
-// another file. A file changed on disk since is still known: the answer
+// after steps: FR-TOOL-PATCH-02c when a successful read_file read it (a
+// successful apply_patch since leaves it known, refreshed or not, I-AP-05);
+// "" when the steps never read it or a symlink swapped in since makes the
+// path name another file. A file changed on disk since is still known: the answer
 // due is FR-TOOL-PATCH-02b's "changed", not "not read".
 func lastRecorder(steps []corpus.Step, file string) string {
 	file = path.Clean(file)
@@ -69,13 +69,6 @@ func lastRecorder(steps []corpus.Step, file string) string {
 			}
 			if json.Unmarshal(s.Call.Args, &a) == nil && path.Clean(a.Path) == file {
 				id = "tool_executor:FR-TOOL-PATCH-02c"
-			}
-		case s.Call != nil && s.ExpectError == "" && s.Call.Tool == "apply_patch":
-			var a struct {
-				Patch string `json:"patch"`
-			}
-			if json.Unmarshal(s.Call.Args, &a) == nil && slices.Contains(patchPaths(a.Patch), file) && id != "" {
-				id = "tool_executor:AP-CACHE-01"
 			}
 		}
 	}

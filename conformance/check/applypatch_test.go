@@ -25,7 +25,7 @@ func TestApplyPatchInvariants(t *testing.T) {
 	}{
 		{"read, then not read", []corpus.Step{read("a.txt")}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
 		{"read via ./ spelling", []corpus.Step{read("./a.txt")}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
-		{"read, patched, then not read", []corpus.Step{read("a.txt"), patch("a.txt")}, notRead, []string{"tool_executor:AP-CACHE-01"}},
+		{"read, patched, then not read", []corpus.Step{read("a.txt"), patch("a.txt")}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
 		{"never read", []corpus.Step{read("b.txt")}, notRead, nil},
 		{"changed on disk after the read", []corpus.Step{read("a.txt"), {Write: &corpus.StepWrite{Path: "a.txt", Content: "y"}}}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
 		{"a symlink swapped in after the read", []corpus.Step{read("a.txt"), {Symlink: &corpus.StepSymlink{Path: "a.txt", Target: "b.txt"}}}, notRead, nil},

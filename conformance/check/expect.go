@@ -128,6 +128,13 @@ func expectResponse(in Input, e corpus.Expect) []Failure {
 		var out []Failure
 		got := resultText(in)
 		for _, w := range e.Contains {
+			if corpus.HasPaths(w) {
+				if !textPattern(w, in.Root, false, true).MatchString(got) {
+					out = append(out, Failure{IDs: ids, Kind: KindExpect,
+						Message: fmt.Sprintf("content %q does not contain %q%s", clip(got, 300), corpus.AsWritten(w), pathNote)})
+				}
+				continue
+			}
 			if !strings.Contains(strings.ToLower(got), strings.ToLower(w)) {
 				out = append(out, Failure{IDs: ids, Kind: KindExpect,
 					Message: fmt.Sprintf("content %q does not contain %q", clip(got, 300), w)})
@@ -139,8 +146,31 @@ func expectResponse(in Input, e corpus.Expect) []Failure {
 		if got == *e.Text {
 			return nil
 		}
+		if corpus.HasPaths(*e.Text) {
+			if textPattern(*e.Text, in.Root, true, false).MatchString(got) {
+				return nil
+			}
+			return []Failure{{IDs: ids, Kind: KindExpect, Message: "content differs from the expected text" + pathNote,
+				Diff: diff.Content(corpus.AsWritten(*e.Text), got)}}
+		}
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: "content differs from the expected text",
 			Diff: diff.Content(*e.Text, got)}}
+	case e.Sanitized != nil:
+		got := resultText(in)
+		if r, ok := firstControl(got); ok {
+			return []Failure{{IDs: ids, Kind: KindExpect, Message: controlMessage(r)}}
+		}
+		if sanitizedPattern(*e.Sanitized).MatchString(got) {
+			return nil
+		}
+		return []Failure{{IDs: ids, Kind: KindExpect,
+			Message: "content differs from the expected text with its control characters removed or neutralized",
+			Diff: diff.Content(strings.Map(func(r rune) rune {
+				if isControl(r) {
+					return -1
+				}
+				return r
+			}, *e.Sanitized), got)}}
 	case e.JSON != nil:
 		var want any
 		if err := decodeJSON(e.JSON, &want); err != nil {

@@ -25,10 +25,11 @@
 //	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
 //	    ],
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
-//	    "expect": {                         // exactly one of json, text, contains, error, any_of, success;
-//	      "json": {...},                    //   tree optional
-//	      "text": "...",                    // exact content
+//	    "expect": {                         // exactly one of json, text, contains, error, any_of, success,
+//	      "json": {...},                    //   sanitized; tree optional
+//	      "text": "...",                    // exact content ("$PATH(a.txt)": any spelling of a path, below)
 //	      "contains": ["created", "5"],     // success whose content holds each word (any case)
+//	      "sanitized": "a\u0000b",          // content equal once sanitized: controls removed or neutralized
 //	      "error": {"kind": "BadArgs", "message_contains": ["..."], "message": "...",
 //	                "denial": {"reason": "...", "pattern": "..."},
 //	                "advice": {"message_contains": ["line 3:"], "why": "..."}},
@@ -47,6 +48,15 @@
 // behaviour to the implementation. advice checks what helps users without
 // being required: a failed advice check is a warning, never a failure
 // (unless the run is --strict).
+//
+// A text or contains expectation may name a path with a placeholder,
+// "$PATH(a.txt)" (PathOpen): where the SRD fixes a line form but not how
+// the path in it is spelled ("modified: <path>"), the placeholder matches
+// the path as written, relative to the working directory (cleaned), or
+// absolute (joined to the root, or canonical with symlinks resolved), the
+// root spelled $ROOT as in every normalized response:
+//
+//	"text": "modified: $PATH(a.txt)\ncreated: $PATH(sub/../new.txt)"
 //
 // For op "definitions" the matched JSON is an object keyed by tool name
 // whose values are the definitions (description, parameters, ...).
@@ -248,6 +258,12 @@ type CtxOverride struct {
 type Expect struct {
 	JSON json.RawMessage `json:"json,omitempty"`
 	Text *string         `json:"text,omitempty"`
+	// Sanitized: a successful result equal to this text once sanitized
+	// (FR-OUT-02): each run of control characters in it (C0 but newline,
+	// tab and carriage return; DEL; C1) may be removed or replaced by
+	// printable text, and the result holds none. A case that accepts the
+	// file's raw bytes too lists both in any_of.
+	Sanitized *string `json:"sanitized,omitempty"`
 	// Contains: a successful result whose content holds every word
 	// (case-insensitive), for outputs the SRD fixes only in part.
 	Contains []string     `json:"contains,omitempty"`

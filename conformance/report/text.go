@@ -642,8 +642,12 @@ func wantedText(c *corpus.Case) string {
 			s += " denial " + string(d)
 		}
 		parts = append(parts, s)
+	case e.Text != nil && corpus.HasPaths(*e.Text):
+		parts = append(parts, "ok, this content, each $PATH(...) any spelling of its path: "+contentLine(*e.Text))
 	case e.Text != nil:
 		parts = append(parts, fmt.Sprintf("ok, exactly %d bytes: %s", len(*e.Text), contentLine(*e.Text)))
+	case e.Sanitized != nil:
+		parts = append(parts, "ok, this content with its control characters removed or neutralized: "+contentLine(*e.Sanitized))
 	case e.JSON != nil:
 		parts = append(parts, "ok, content matching (listed fields only) "+compact(e.JSON))
 	}

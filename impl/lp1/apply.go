@@ -18,7 +18,10 @@ import (
 // block changes nothing (I-LP-13). N follows LP1.md §5. FinalNewline is
 // otherwise kept, except that after every op a file left without lines has
 // FinalNewline false (§4's invariant; I-LP-11).
-func Apply(f File, ops []Op) (File, error) {
+func Apply(f File, ops []Op) (File, error) { return apply(f, ops, Options{}) }
+
+// apply is Apply under o.
+func apply(f File, ops []Op, o Options) (File, error) {
 	if msg := checkFile(f); msg != "" {
 		return File{}, &Error{Msg: "invalid file: " + msg}
 	}
@@ -27,12 +30,15 @@ func Apply(f File, ops []Op) (File, error) {
 		st.EOL = lf
 	}
 	for _, op := range ops {
-		if err := applyOp(&st, op); err != nil {
+		if err := applyOp(&st, op, o); err != nil {
 			return File{}, err
 		}
-		if len(st.Lines) == 0 {
+		if len(st.Lines) == 0 && !o.KeepFinalNewline {
 			st.Lines, st.FinalNewline = nil, false
 		}
+	}
+	if len(st.Lines) == 0 {
+		st.Lines, st.FinalNewline = nil, false
 	}
 	return st, nil
 }
@@ -71,7 +77,7 @@ func (op Op) name() string {
 	return string(rune(op.Kind))
 }
 
-func applyOp(st *File, op Op) *Error {
+func applyOp(st *File, op Op, o Options) *Error {
 	switch op.Kind {
 	case Replace, InsertAfter, InsertBefore, Erase:
 		if op.Occ < 0 {
@@ -85,7 +91,7 @@ func applyOp(st *File, op Op) *Error {
 				return errorf(op.Line, "%s: new block %s", op.name(), msg)
 			}
 		}
-		at, err := find(st.Lines, op)
+		at, err := find(st.Lines, op, o)
 		if err != nil {
 			return err
 		}
@@ -134,7 +140,13 @@ func applyOp(st *File, op Op) *Error {
 }
 
 // find returns the start of the run of lines op selects.
-func find(lines []string, op Op) (int, *Error) {
+func find(lines []string, op Op, o Options) (int, *Error) {
+	if len(op.Match) == 0 && op.Occ > 0 && o.EmptyMatchWithOcc {
+		if op.Occ > len(lines)+1 {
+			return 0, errorf(op.Line, "%s: occurrence %d requested, but an empty match block matches only %d time%s", op.name(), op.Occ, len(lines)+1, plural(len(lines)+1))
+		}
+		return op.Occ - 1, nil
+	}
 	if len(op.Match) == 0 {
 		return 0, errorf(op.Line, "%s: the match block is empty (it would match at every position)", op.name())
 	}

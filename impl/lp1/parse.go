@@ -57,6 +57,7 @@ func isTerminator(row string) bool {
 type parser struct {
 	lines []rawLine
 	pos   int // index of the next line to read
+	opts  Options
 }
 
 // next returns the next line and its 1-based number, or an error if the
@@ -75,14 +76,7 @@ func (p *parser) lastLine() int { return max(1, len(p.lines)) }
 
 // Parse parses a whole patch. It returns an *Error naming the first patch
 // line that does not fit the grammar of LP1.md.
-func Parse(src string) (*Patch, error) {
-	p := parser{lines: splitLines(src)}
-	patch, err := p.patch()
-	if err != nil {
-		return nil, err
-	}
-	return patch, nil
-}
+func Parse(src string) (*Patch, error) { return Options{}.Parse(src) }
 
 func (p *parser) patch() (*Patch, *Error) {
 	if len(p.lines) == 0 {
@@ -105,7 +99,7 @@ func (p *parser) patch() (*Patch, *Error) {
 	// closeSection checks that the current section, if any, has an
 	// operation (I-LP-01).
 	closeSection := func() *Error {
-		if k := len(patch.Sections); k > 0 && len(patch.Sections[k-1].Ops) == 0 {
+		if k := len(patch.Sections); k > 0 && len(patch.Sections[k-1].Ops) == 0 && !p.opts.EmptySections {
 			s := patch.Sections[k-1]
 			return errorf(s.Line, "F section %q has no operations (an F line must be followed by at least one command)", s.Path)
 		}

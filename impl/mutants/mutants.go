@@ -158,7 +158,7 @@ func All() []Mutant {
 		{
 			Name: "read-file-no-cache-record", Doc: "read_file does not record its reads for apply_patch",
 			Specs:   []string{"tool_executor"},
-			Breaks:  ids("tool_executor", "AP-CACHE-01", "FR-TOOL-PATCH-01", "FR-TOOL-PATCH-02c", "T-PATCH-01"),
+			Breaks:  ids("tool_executor", "FR-TOOL-PATCH-01", "FR-TOOL-PATCH-02c", "T-PATCH-01"),
 			Options: wrap(onTool("read_file", noSession)),
 		},
 		{

@@ -94,6 +94,12 @@ type Options struct {
 	// Variant switches the engine to another implementation's choices
 	// (impl/forgelike: Forge's). The zero value is the reference.
 	Variant executor.Variant
+	// ReadFile, WriteFile and ApplyPatch choose the file tools' readings
+	// where the SRD allows several (package impl/readings sets them); the
+	// zero values are the reference's.
+	ReadFile   readfile.Options
+	WriteFile  writefile.Options
+	ApplyPatch applypatch.Options
 	// Readings names the readings of the SRDs this reference takes where
 	// its default reading is not the one in force ("I-AP-02=canonical",
 	// package impl/readings, which sets the options that realize them).
@@ -259,9 +265,9 @@ func tools(opts Options, policies map[string]string) []tool.Tool {
 	ts := []tool.Tool{
 		listdir.Tool{},
 		codexlistdir.Tool{},
-		readfile.Tool{},
-		writefile.Tool{},
-		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile]},
+		readfile.Tool{Options: opts.ReadFile},
+		writefile.Tool{Options: opts.WriteFile},
+		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile], Options: opts.ApplyPatch},
 		searchfiles.New(),
 		runcommand.Tool{Environ: opts.Environ},
 	}

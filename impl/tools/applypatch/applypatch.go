@@ -26,6 +26,10 @@
 //
 // Nothing is written before steps 1-4 have succeeded for every file.
 //
+// That is the reference's reading; Tool.Options takes the others the SRD
+// allows (path spelling, cache after a patch, repeated sections, the file
+// and line numbers of errors, LP1's own readings), named in impl/readings.
+//
 // File creation policy (LP1's backend policy, I-AP-01): a file that does
 // not exist can be created only by a patch whose first operation on it is
 // T (append) or B (prepend); it needs no prior read, gets mode 0644, and
@@ -45,7 +49,10 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -83,7 +90,51 @@ type Tool struct {
 	// stale-file checks, creation policy and the atomic commit stay the
 	// tool's. nil is LP1 as package lp1 reads it.
 	Dialect Dialect
+	// Options choose among the readings the SRD allows; the zero value is
+	// the reference's.
+	Options Options
 }
+
+// Options are the readings of apply_patch the tool can take where the SRD
+// leaves room (spec/INTERPRETATIONS.md; package impl/readings names them).
+// The zero value is the reference's reading of each.
+type Options struct {
+	// PathForm spells <path> in "modified: <path>" and "created: <path>"
+	// (I-AP-02): PathAsWritten (or empty), PathCanonical or PathRelative.
+	PathForm string
+	// KeepCache leaves the read cache as it was after a successful patch
+	// (I-AP-05 "not-refreshed"): the cache then holds what read_file
+	// recorded, so patching a file again needs a new read_file
+	// (FR-TOOL-PATCH-02b's "since the last read_file call"). false records
+	// the new SHA-256 of every written file.
+	KeepCache bool
+	// SectionsFromDisk applies each F section to the file's bytes on disk,
+	// not to what earlier sections of the patch made of it (I-AP-03
+	// "from-disk"): every section must apply to the original content, the
+	// last section's result is written, and the file gets one output line
+	// per section, in section order. false applies a file's sections in
+	// order to the evolving content.
+	SectionsFromDisk bool
+	// LP1 are the readings of LP1 itself (I-LP-01, I-LP-09, I-LP-11) the
+	// tool parses and applies patches with.
+	LP1 lp1.Options
+	// ParseErrorFile is the error's file for a patch that does not parse
+	// (I-AP-04): empty (the reference's) or, e.g., "<patch>".
+	ParseErrorFile string
+	// NoLineNumbers leaves the "line N: " prefix out of PatchFailed
+	// messages (I-LP-15 "no-line-numbers").
+	NoLineNumbers bool
+}
+
+// Path forms of the success lines (Options.PathForm).
+const (
+	// PathAsWritten is the path of the file's first F line, decoded.
+	PathAsWritten = "as-written"
+	// PathCanonical is the canonical absolute path the sandbox resolved.
+	PathCanonical = "canonical"
+	// PathRelative is the path relative to the working directory, cleaned.
+	PathRelative = "relative"
+)
 
 // Dialect is another reading of LP1 (Tool.Dialect): how a patch parses,
 // how file bytes decode, and how a section's operations apply.
@@ -240,7 +291,7 @@ func (t Tool) parse(text string) (*lp1.Patch, error) {
 	if t.Dialect != nil {
 		return t.Dialect.Parse(text)
 	}
-	return lp1.Parse(text)
+	return t.Options.LP1.Parse(text)
 }
 
 // Execute applies the patch; see the package documentation for the steps.
@@ -248,6 +299,26 @@ func (t Tool) parse(text string) (*lp1.Patch, error) {
 // ends before anything is renamed into place (once renaming starts, the
 // call finishes, so that it stays all-or-nothing).
 func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	out, err := t.execute(ctx, raw, c)
+	var te *toolerr.Error
+	if err == nil || !errors.As(err, &te) || te.Kind != toolerr.PatchFailed {
+		return out, err
+	}
+	e := *te
+	if e.File == "" && t.Options.ParseErrorFile != "" {
+		e.File = t.Options.ParseErrorFile
+	}
+	if t.Options.NoLineNumbers {
+		e.Message = lineNumber.ReplaceAllString(e.Message, "")
+	}
+	return out, &e
+}
+
+// lineNumber is the "line N: " prefix of a PatchFailed message.
+var lineNumber = regexp.MustCompile(`^line [0-9]+: `)
+
+// execute is Execute before Options rewrite a PatchFailed error.
+func (t Tool) execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	text, err := prepare(raw, c.Config)
 	if err != nil {
 		return "", err
@@ -272,7 +343,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		if err := ctx.Err(); err != nil {
 			return "", ctxError(err)
 		}
-		if err := stage(f, t.Dialect); err != nil {
+		if err := stage(f, t.Dialect, t.Options); err != nil {
 			return "", err
 		}
 	}
@@ -288,16 +359,57 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err := commit(ctx, c.FS, changed); err != nil {
 		return "", err
 	}
-	lines := make([]string, len(changed))
-	for i, f := range changed {
-		if c.Session != nil {
+	if c.Session != nil && !t.Options.KeepCache {
+		for _, f := range changed {
 			c.Session.RecordRead(f.cacheEntry(time.Now()))
 		}
+	}
+	return t.report(changed, c.WorkingDir), nil
+}
+
+// report is the success output (I-AP-02): one line per changed file in
+// order of first appearance, or, with Options.SectionsFromDisk, one per
+// section of a changed file in section order.
+func (t Tool) report(changed []*file, wd string) string {
+	type entry struct {
+		line int
+		f    *file
+	}
+	var entries []entry
+	for _, f := range changed {
+		if !t.Options.SectionsFromDisk {
+			entries = append(entries, entry{f.firstLine(), f})
+			continue
+		}
+		for _, s := range f.sections {
+			entries = append(entries, entry{s.Line, f})
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
+	lines := make([]string, len(entries))
+	for i, e := range entries {
 		verb := "modified"
-		if !f.exists {
+		if !e.f.exists {
 			verb = "created"
 		}
-		lines[i] = verb + ": " + f.path
+		lines[i] = verb + ": " + t.spell(e.f, wd)
 	}
-	return strings.Join(lines, "\n"), nil
+	return strings.Join(lines, "\n")
+}
+
+// spell is f's path in the success output, in Options.PathForm.
+func (t Tool) spell(f *file, wd string) string {
+	switch t.Options.PathForm {
+	case PathCanonical:
+		return f.canon
+	case PathRelative:
+		p := filepath.Clean(f.path)
+		if filepath.IsAbs(p) {
+			if rel, err := filepath.Rel(wd, p); err == nil {
+				return rel
+			}
+		}
+		return p
+	}
+	return f.path
 }

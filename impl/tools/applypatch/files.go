@@ -176,18 +176,24 @@ func checkNew(f *file, c *tool.Ctx) error {
 	return nil
 }
 
-// stage applies f's sections to its content in memory (I-AP-03), with d
-// when it is not nil.
-func stage(f *file, d Dialect) error {
+// stage applies f's sections to its content in memory, with d when it is
+// not nil, else with LP1 read as o.LP1: in order to the evolving content
+// (I-AP-03), or, with o.SectionsFromDisk, each to the original content,
+// keeping the last section's result.
+func stage(f *file, d Dialect, o Options) error {
 	if d != nil {
-		return stageDialect(f, d)
+		return stageDialect(f, d, o.SectionsFromDisk)
 	}
-	cur, err := lp1.Decode(f.orig)
+	orig, err := lp1.Decode(f.orig)
 	if err != nil {
 		return f.failed(f.firstLine(), "%s cannot be patched: %v; LP1 edits files with consistent LF or CRLF line endings only", f.path, err)
 	}
+	cur := orig
 	for _, s := range f.sections {
-		cur, err = lp1.Apply(cur, s.Ops)
+		if o.SectionsFromDisk {
+			cur = orig
+		}
+		cur, err = o.LP1.Apply(cur, s.Ops)
 		if err != nil {
 			return &toolerr.Error{Kind: toolerr.PatchFailed, File: f.path, Message: err.Error()}
 		}
@@ -197,9 +203,13 @@ func stage(f *file, d Dialect) error {
 }
 
 // stageDialect is stage with a Dialect: its errors are the whole message.
-func stageDialect(f *file, d Dialect) error {
-	cur, err := d.Decode(f.orig)
+func stageDialect(f *file, d Dialect, fromDisk bool) error {
+	orig, err := d.Decode(f.orig)
+	cur := orig
 	for i := 0; err == nil && i < len(f.sections); i++ {
+		if fromDisk {
+			cur = orig
+		}
 		cur, err = d.Apply(cur, f.sections[i].Ops)
 	}
 	if err != nil {

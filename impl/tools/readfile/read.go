@@ -26,6 +26,8 @@ const bufSize = 64 << 10
 const (
 	binaryHeader    = "[binary:base64]"
 	truncatedHeader = binaryHeader + " [truncated]"
+	// truncatedNoSpace is the header of Options.NoSpaceHeader.
+	truncatedNoSpace = binaryHeader + "[truncated]"
 )
 
 // openFlags open the final component without following a symlink
@@ -160,17 +162,18 @@ func scanRange(src *bufio.Reader, start, end uint64, maxScan int64) ([]byte, err
 // binaryOutput renders I-RF-06 for a file whose first bytes are head and
 // whose total length is total, within limit bytes. head must hold at least
 // fullCapacity(limit)+1 bytes whenever total exceeds fullCapacity(limit).
-// ok is false when not even the header and newline fit.
-func binaryOutput(head []byte, total, limit int64) (out string, ok bool) {
+// trunc is the header of a truncated output. ok is false when not even the
+// header and newline fit.
+func binaryOutput(head []byte, total, limit int64, trunc string) (out string, ok bool) {
 	if total <= fullCapacity(limit) {
 		return binaryHeader + "\n" + base64.StdEncoding.EncodeToString(head[:total]), true
 	}
-	hl := int64(len(truncatedHeader)) + 1
+	hl := int64(len(trunc)) + 1
 	if limit < hl {
 		return "", false
 	}
 	n := (limit - hl) / 4 * 3
-	return truncatedHeader + "\n" + base64.StdEncoding.EncodeToString(head[:n]), true
+	return trunc + "\n" + base64.StdEncoding.EncodeToString(head[:n]), true
 }
 
 // fullCapacity is the largest file length whose untruncated binary output

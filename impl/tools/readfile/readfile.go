@@ -9,10 +9,14 @@
 // successful read is recorded in the conversation's read cache with the
 // SHA-256 of the whole file. All filesystem access goes through the call's
 // afero.Fs, so permission emulation and fault injection apply.
+//
+// Tool.Options takes the other readings the SRD allows (impl/readings
+// names them); the zero value is the reference's.
 package readfile
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -24,8 +28,10 @@ import (
 	"slices"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/session"
@@ -43,7 +49,47 @@ const Description = "Read file contents"
 var schema []byte
 
 // Tool is the read_file executor.
-type Tool struct{}
+type Tool struct {
+	// Options choose among the readings the SRD allows; the zero value is
+	// the reference's.
+	Options Options
+}
+
+// Options are the readings of read_file the tool can take where the SRD
+// leaves room (spec/INTERPRETATIONS.md; package impl/readings names them).
+// The zero value is the reference's reading of each.
+type Options struct {
+	// RangeCheckedInCode leaves "minimum": 1 out of the schema of
+	// start_line and end_line; the tool itself rejects 0 with BadArgs
+	// (I-RF-02 "checked-in-code").
+	RangeCheckedInCode bool
+	// TooLargeBadArgs makes a text file over read_limit read without a
+	// range BadArgs instead of ExecutionFailed (I-RF-03 "bad-args").
+	TooLargeBadArgs bool
+	// ScanWholeFile counts every byte of the file against max_scan_bytes
+	// in a ranged read, also past end_line (I-RF-04 "whole-file").
+	ScanWholeFile bool
+	// CutCharBinary makes a multi-byte character cut by the end of the
+	// 8 KiB sniff window a decoding failure, so the file is binary (I-RF-05
+	// "cut-char-binary").
+	CutCharBinary bool
+	// NoSpaceHeader writes the truncated binary header without a space,
+	// "[binary:base64][truncated]" (I-RF-06 "no-space").
+	NoSpaceHeader bool
+	// CutHeader answers an output_limit too small for the binary header
+	// and its newline with the header cut to the limit, successfully,
+	// instead of an error (I-RF-09 "cut-header").
+	CutHeader bool
+	// InvalidUTF8Error fails a whole-file text read whose bytes past the
+	// sniff window are not valid UTF-8 (ExecutionFailed) instead of
+	// converting them lossily (I-RF-10 "error").
+	InvalidUTF8Error bool
+	// Sanitize sanitizes text output as FR-OUT-02 asks of tool output
+	// strings: control characters and escape sequences removed, carriage
+	// returns kept (I-RF-01 "sanitized"). The read cache still hashes the
+	// file's bytes.
+	Sanitize bool
+}
 
 var _ tool.Tool = Tool{}
 
@@ -53,8 +99,17 @@ func (Tool) Name() string { return Name }
 // Description implements tool.Tool.
 func (Tool) Description() string { return Description }
 
-// Schema returns the argument schema (§3.6.8) under Draft 2020-12.
-func (Tool) Schema() json.RawMessage { return slices.Clone(schema) }
+// Schema returns the argument schema (§3.6.8) under Draft 2020-12; with
+// Options.RangeCheckedInCode, without the "minimum" of the line numbers.
+func (t Tool) Schema() json.RawMessage {
+	if t.Options.RangeCheckedInCode {
+		return slices.Clone(schemaNoMinimum)
+	}
+	return slices.Clone(schema)
+}
+
+// schemaNoMinimum is schema without "minimum": 1 (Options.RangeCheckedInCode).
+var schemaNoMinimum = bytes.ReplaceAll(schema, []byte(`, "minimum": 1`), nil)
 
 // SideEffecting implements tool.Tool: the tool is read-only.
 func (Tool) SideEffecting() bool { return false }
@@ -90,7 +145,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 }
 
 // Execute reads the requested file. Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	cfg, err := loadConfig(c.Config)
 	if err != nil {
 		return "", err
@@ -106,7 +161,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	if err != nil {
 		return "", err
 	}
-	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon}
+	r := &reader{ctx: ctx, c: c, cfg: cfg, args: a, canon: canon, opts: t.Options}
 	out, sum, err := r.read()
 	if err != nil {
 		return "", err
@@ -124,6 +179,7 @@ type reader struct {
 	cfg   Config
 	args  args
 	canon string
+	opts  Options
 }
 
 // read opens, classifies and reads the file; it returns the result and the
@@ -168,7 +224,7 @@ func (r *reader) read() (string, [32]byte, error) {
 	more := len(window) > sniffLen
 	window = window[:min(len(window), sniffLen)]
 
-	if isBinary(window, more) {
+	if isBinary(window, more && !r.opts.CutCharBinary) {
 		if r.args.ranged() {
 			return "", sum, badArgs("%s is a binary file, so start_line and end_line do not apply; omit them to read it as base64", r.args.Path)
 		}
@@ -181,7 +237,14 @@ func (r *reader) read() (string, [32]byte, error) {
 		if err != nil {
 			return "", sum, r.readError(err)
 		}
-		out, ok := binaryOutput(head, int64(len(head))+rest, limit)
+		trunc := truncatedHeader
+		if r.opts.NoSpaceHeader {
+			trunc = truncatedNoSpace
+		}
+		out, ok := binaryOutput(head, int64(len(head))+rest, limit, trunc)
+		if !ok && r.opts.CutHeader {
+			out, ok = (trunc + "\n")[:max(limit, 0)], true
+		}
 		if !ok {
 			return "", sum, toolerr.Failed(Name, "output budget too small: %s leaves no room for the %q header of %s; raise max_output_bytes or free context capacity",
 				plural(limit), truncatedHeader+"\n", r.args.Path)
@@ -192,6 +255,10 @@ func (r *reader) read() (string, [32]byte, error) {
 
 	if r.args.ranged() {
 		start, end := r.args.lineRange()
+		if r.opts.ScanWholeFile && info.Size() > r.cfg.MaxScanBytes {
+			return "", sum, toolerr.Failed(Name, "%s is %s, more than the %s a ranged read may scan (max_scan_bytes); narrow the range, or raise the limit",
+				r.args.Path, plural(info.Size()), plural(r.cfg.MaxScanBytes))
+		}
 		body, err := scanRange(src, start, end, r.cfg.MaxScanBytes)
 		if errors.Is(err, errScanLimit) {
 			return "", sum, toolerr.Failed(Name, "the requested lines of %s lie beyond the first %s that a ranged read may scan (max_scan_bytes); narrow the range to lines nearer the start of the file",
@@ -200,13 +267,17 @@ func (r *reader) read() (string, [32]byte, error) {
 		if err != nil {
 			return "", sum, r.readError(err)
 		}
-		return finish(lossy.String(string(body)))
+		return finish(r.text(body))
 	}
 
 	// I-RF-03: the size compared is the file's size; the limited read also
 	// catches a file that grows after the fstat.
 	readLimit := min(r.cfg.MaxFileReadBytes, r.c.AvailableCapacityBytes)
 	tooLarge := func(size int64) error {
+		if r.opts.TooLargeBadArgs {
+			return badArgs("%s is %s, more than the %s that can be read at once; read it in parts with start_line and end_line, e.g. start_line 1 and end_line 200",
+				r.args.Path, plural(size), plural(max(readLimit, 0)))
+		}
 		return toolerr.Failed(Name, "%s is %s, more than the %s that can be read at once; read it in parts with start_line and end_line, e.g. start_line 1 and end_line 200",
 			r.args.Path, plural(size), plural(max(readLimit, 0)))
 	}
@@ -220,7 +291,20 @@ func (r *reader) read() (string, [32]byte, error) {
 	if n := int64(len(body)); n > readLimit {
 		return "", sum, tooLarge(n)
 	}
-	return finish(lossy.String(string(body)))
+	if r.opts.InvalidUTF8Error && !utf8.Valid(body) {
+		return "", sum, toolerr.Failed(Name, "%s is not valid UTF-8 past its first %d bytes; it cannot be read as text", r.args.Path, sniffLen)
+	}
+	return finish(r.text(body))
+}
+
+// text is the text result for the bytes read: invalid UTF-8 converted
+// lossily, then sanitized with Options.Sanitize.
+func (r *reader) text(body []byte) string {
+	s := lossy.String(string(body))
+	if r.opts.Sanitize {
+		s = sanitize.StringKeepingCR(s)
+	}
+	return s
 }
 
 // openError maps a failure of openRegular.

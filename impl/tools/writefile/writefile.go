@@ -9,11 +9,15 @@
 // visible and nothing is overwritten (fsys.LinkNoReplace). On failure
 // nothing it created is left behind. All filesystem access goes through the
 // call's afero.Fs, so permission emulation and fault injection apply.
+//
+// Tool.Options takes the other readings the SRD allows (impl/readings
+// names them); the zero value is the reference's.
 package writefile
 
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
@@ -33,6 +37,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -53,7 +58,32 @@ const (
 var schema []byte
 
 // Tool is the write_file executor.
-type Tool struct{}
+type Tool struct {
+	// Options choose among the readings the SRD allows; the zero value is
+	// the reference's.
+	Options Options
+}
+
+// Options are the readings of write_file the tool can take where the SRD
+// leaves room (spec/INTERPRETATIONS.md; package impl/readings names them).
+// The zero value is the reference's reading of each.
+type Options struct {
+	// CreatedText answers "Created <canonical absolute path> (<n> bytes)"
+	// instead of the JSON object (I-WR-01 "created-text").
+	CreatedText bool
+	// NoParents fails a path whose parent directory does not exist
+	// (ExecutionFailed) instead of creating the missing directories
+	// (I-WR-02 "no-parents").
+	NoParents bool
+	// CreateNew opens the path itself with create-new (O_EXCL, no-follow)
+	// and writes into it, removing it if the write fails, instead of
+	// linking a complete temp file into place (I-WR-03 "create-new").
+	CreateNew bool
+	// RecordRead records the new file's SHA-256 in the read cache, so that
+	// apply_patch may patch it without a read_file first (I-WR-04
+	// "recorded").
+	RecordRead bool
+}
 
 var _ tool.Tool = Tool{}
 
@@ -97,7 +127,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error
 // Execute creates the file and returns
 // {"status":"created","path":"<path as requested>","bytes_written":N}
 // (I-WR-01). Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err
@@ -109,10 +139,16 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	if err != nil {
 		return "", err
 	}
-	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon}
+	w := &writer{ctx: ctx, fs: c.FS, sb: c.Sandbox, path: a.Path, canon: canon, opts: t.Options}
 	if err := w.create(a.Content); err != nil {
 		w.cleanup()
 		return "", err
+	}
+	if t.Options.RecordRead && c.Session != nil {
+		c.Session.RecordRead(session.Read{Path: canon, SHA256: sha256.Sum256([]byte(a.Content)), At: time.Now()})
+	}
+	if t.Options.CreatedText {
+		return fmt.Sprintf("Created %s (%s)", canon, plural(len(a.Content))), nil
 	}
 	out := canonjson.AppendKey([]byte{'{'}, "status", true)
 	out = canonjson.AppendString(out, "created")
@@ -131,6 +167,7 @@ type writer struct {
 	sb    *sandbox.Sandbox
 	path  string // as requested, for messages
 	canon string
+	opts  Options
 
 	temp    string   // the temp file while it exists
 	created []string // directories created, outermost first
@@ -148,6 +185,11 @@ func (w *writer) create(content string) error {
 		return toolerr.Failed(Name, "cannot access %s: %s", w.path, fsys.ErrText(err))
 	}
 	dir := filepath.Dir(w.canon)
+	if w.opts.NoParents {
+		if fi, err := fsys.Lstat(w.fs, dir); err != nil || !fi.IsDir() {
+			return toolerr.Failed(Name, "cannot create %s: its directory does not exist; create the directory first", w.path)
+		}
+	}
 	if err := w.makeParents(dir); err != nil {
 		return err
 	}
@@ -155,6 +197,9 @@ func (w *writer) create(content string) error {
 	// found it, with no symlink swapped in along the way.
 	if got, err := sandbox.Canonicalize(w.fs, dir); err != nil || got != dir {
 		return toolerr.Failed(Name, "the directory of %s changed while it was being written (now %q, %v); retry the call", w.path, got, err)
+	}
+	if w.opts.CreateNew {
+		return w.writeNew(content)
 	}
 	if err := w.writeTemp(dir, content); err != nil {
 		return err
@@ -271,6 +316,48 @@ func (w *writer) checkCtx() error {
 		return toolerr.New(toolerr.Cancelled, "writing %s was cancelled; nothing was created", w.path)
 	}
 	return nil
+}
+
+// writeNew is Options.CreateNew: the path is opened with create-new and
+// no-follow, so an existing entry is never replaced, and removed again if
+// the content cannot be written whole.
+func (w *writer) writeNew(content string) error {
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW
+	f, err := w.fs.OpenFile(w.canon, flags, fileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return w.exists()
+	}
+	if err != nil {
+		return toolerr.Failed(Name, "cannot create %s: %s", w.path, fsys.ErrText(err))
+	}
+	_, err = f.WriteString(content)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = w.checkCtx()
+	}
+	if err != nil {
+		_ = w.fs.Remove(w.canon)
+		var te *toolerr.Error
+		if errors.As(err, &te) {
+			return err
+		}
+		return toolerr.Failed(Name, "cannot write %s: %s", w.path, fsys.ErrText(err))
+	}
+	w.created = nil
+	return nil
+}
+
+// plural returns "1 byte" or "n bytes".
+func plural(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // cleanup removes the temp file and the directories this call created,
