@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 
 // A mutant that wraps tools changes their calls only (the suite runs it
 // on the cases that call those tools); one that does not is an engine,
-// TUI, summary or journal hook and says where it runs (its Specs, or Run,
+// TUI, summary or journal part and says where it runs (its Specs, or Run,
 // or a Process). Every mutant's Specs and Breaks agree.
 func TestTable(t *testing.T) {
 	for _, m := range All() {
@@ -18,6 +19,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s wraps tools but changes no tool call: Tools() is empty", m.Name)
 		}
 		if m.Options.WrapTool == nil && m.Options.Defects == (reference.Defects{}) && !m.Process &&
+			reflect.ValueOf(m.Options.Executor).IsZero() &&
 			m.Options.WrapJournal == nil && m.Options.AfterRecovery == nil {
 			t.Errorf("%s breaks nothing: no wrapper, hook or process", m.Name)
 		}

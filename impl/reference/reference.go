@@ -91,9 +91,13 @@ type Options struct {
 	// and a function that executes one (a durability mutant re-runs them;
 	// FR-RES-04c forbids it). nil does nothing.
 	AfterRecovery func(ctx context.Context, unfinished []fcp.PendingCall, run func(context.Context, fcp.PendingCall))
-	// Variant switches the engine to another implementation's choices
-	// (impl/forgelike: Forge's). The zero value is the reference.
-	Variant executor.Variant
+	// Executor are the tool loop's readings and parts (executor.Options):
+	// the readings of impl/readings, another implementation's choices
+	// (impl/forgelike's), the parts a mutant replaces. The zero value is
+	// the reference's engine.
+	Executor executor.Options
+	// RunCommand are run_command's readings (runcommand.Options).
+	RunCommand runcommand.Options
 	// Readings names the readings of the SRDs this reference takes where
 	// its default reading is not the one in force ("I-AP-02=canonical",
 	// package impl/readings, which sets the options that realize them).
@@ -138,13 +142,8 @@ func checkPolicy(key, value string) error {
 // cannot express as wrappers around a tool: hooks inside the engine, the
 // TUI and the summary op. The zero value conforms.
 type Defects struct {
-	Executor executor.Defects
 	// TUI breaks the reference TUI's screens (the screen op).
 	TUI tui.Defects
-	// SummaryNoCut and SummaryNoRedact leave the framework's cut to 200
-	// characters (FR-APR-06) or its redaction of secrets (FR-APR-01) out
-	// of the summary op; a tool's own summary is unchanged.
-	SummaryNoCut, SummaryNoRedact bool
 	// RecoverPromptNeedsResult makes recover prompt only when the
 	// interrupted batch has a journaled result (FR-RES-05's "partial tool
 	// results" read literally): a crash during a batch's first call
@@ -163,21 +162,18 @@ type Reference struct {
 	fs      afero.Fs
 	state   *session.State
 	// testTools is set by a hello that asks for test_tools.
-	testTools     atomic.Bool
-	policies      map[string]string
-	engineDefects executor.Defects
+	testTools atomic.Bool
+	policies  map[string]string
 	// crash replaces the SIGKILL of a crash point (Options.Crash).
 	crash      func()
 	tuiDefects tui.Defects
-	// summaryNoCut, summaryNoRedact: Defects.SummaryNoCut, SummaryNoRedact.
-	summaryNoCut, summaryNoRedact bool
 	// recoverPromptNeedsResult: Defects.RecoverPromptNeedsResult.
 	recoverPromptNeedsResult bool
 	// wrapJournal and afterRecovery are Options.WrapJournal and
 	// Options.AfterRecovery.
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
 	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
-	variant       executor.Variant
+	engine        executor.Options
 	readings      []string
 }
 
@@ -206,10 +202,9 @@ func New(opts Options) (*Reference, error) {
 		fs = fsys.OS()
 	}
 	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
-		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
-		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
+		tuiDefects: opts.Defects.TUI, crash: opts.Crash,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
-		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, variant: opts.Variant,
+		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, engine: opts.Executor,
 		readings: slices.Clone(opts.Readings)}, nil
 }
 
@@ -243,7 +238,7 @@ func (r *Reference) Turn(ctx context.Context, req fcp.TurnRequest, ui executor.U
 
 // Engine is the reference's tool loop over its registry and filesystem.
 func (r *Reference) Engine() *executor.Engine {
-	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Defects: r.engineDefects, Variant: r.variant}
+	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Options: r.engine}
 }
 
 // TurnScreen returns the reference TUI's screen of the turn seq (the screen
@@ -263,7 +258,7 @@ func tools(opts Options, policies map[string]string) []tool.Tool {
 		writefile.Tool{},
 		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile]},
 		searchfiles.New(),
-		runcommand.Tool{Environ: opts.Environ},
+		runcommand.Tool{Environ: opts.Environ, Options: opts.RunCommand},
 	}
 	if opts.WrapTool != nil {
 		for i, t := range ts {
@@ -385,14 +380,7 @@ func (r *Reference) summary(req fcp.Request) fcp.Response {
 	if err != nil {
 		return Failure(err)
 	}
-	switch {
-	case r.summaryNoCut:
-		s = tool.Redact(s)
-	case r.summaryNoRedact:
-		s = tool.Truncate(s, tool.MaxSummaryChars)
-	default:
-		s = tool.Summarize(s)
-	}
+	s = r.engine.Summary(s)
 	return fcp.Response{OK: fcp.Bool(true), Summary: &s, RiskLevel: string(t.RiskLevel())}
 }
 
