@@ -9,6 +9,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/executor/policy"
 	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
+	"github.com/forge-conform/forge-conform/impl/journal"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/spec/fcp"
@@ -26,7 +27,8 @@ func engine(o executor.Options) reference.Options { return reference.Options{Exe
 // decides them before or around a tool's Execute, so no wrapper of a tool
 // can express them. Each gives the engine other parts (executor.Options:
 // its planner's steps, its loop policy, its batch handlers, its stream
-// sanitizer, its truncation); recovery's is reference.Defects.
+// sanitizer, its truncation); recovery's decides when to prompt
+// (reference.Options.RecoverPrompt).
 func engineMutants() []Mutant {
 	return []Mutant{
 		{
@@ -101,8 +103,10 @@ func engineMutants() []Mutant {
 		{
 			Name: "recover-prompt-needs-result", Doc: "recovery prompts only when the interrupted batch has a journaled result, so a crash during a batch's first call resumes without asking",
 			Specs: []string{"tool_executor"}, Run: durableRun, Process: true,
-			Breaks:  ids("tool_executor", "IT-JRN-02"),
-			Options: reference.Options{Defects: reference.Defects{RecoverPromptNeedsResult: true}},
+			Breaks: ids("tool_executor", "IT-JRN-02"),
+			Options: reference.Options{RecoverPrompt: func(rec *journal.Recovery) bool {
+				return rec.Prompt() && len(rec.Batch.Results) > 0
+			}},
 		},
 	}
 }

@@ -8,13 +8,13 @@
 // tool's arguments, context, filesystem, conversation or result from
 // outside, so the tools themselves carry no test-only code. Defects the
 // engine decides before or around a tool's Execute (modes, limits, the
-// planner, sanitization of the stream, truncation) give the engine other
-// parts (reference.Options.Executor, executor.Options: reordered or
-// replaced planner steps, batch handlers, a stream sanitizer, a
-// truncation); the journal's wrap it (WrapJournal, AfterRecovery); those
-// of recovery, the TUI and the summary op are still switches in
-// reference.Options.Defects, off by default. Each says why no wrapper of a
-// tool can express it.
+// planner, sanitization of the stream, truncation, summaries) give the
+// engine other parts (reference.Options.Executor, executor.Options:
+// reordered or replaced planner steps, batch handlers, a stream sanitizer,
+// a truncation, a summarizer); the journal's wrap it (WrapJournal,
+// AfterRecovery); recovery's decides when to prompt (RecoverPrompt); the
+// TUI's draw with other parts (TUI, tui.Look). Each says why no wrapper of
+// a tool can express it; no production code holds a defect.
 package mutants
 
 import (

@@ -26,6 +26,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/journal"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -60,10 +61,14 @@ type Options struct {
 	// FS is the filesystem every call uses; nil means the real one
 	// (fsys.OS()).
 	FS afero.Fs
-	// Defects switches on the deliberate bugs that live inside the engine,
-	// the TUI or the summary op, for the suite's mutants. The zero value
-	// conforms.
-	Defects Defects
+	// TUI is how the reference TUI draws its screens (the screen op):
+	// the zero value is the reference's look.
+	TUI tui.Look
+	// RecoverPrompt decides whether recover asks the user about an
+	// interrupted batch (FR-RES-05, I-JRN-04); nil is the reference's
+	// reading, (*journal.Recovery).Prompt: a call of the batch has no
+	// result.
+	RecoverPrompt func(*journal.Recovery) bool
 	// WrapTool, when set, wraps every tool before it is registered: the
 	// suite's mutants (package impl/mutants) break a tool from outside,
 	// by rewriting its arguments, context or result. nil registers the
@@ -138,19 +143,6 @@ func checkPolicy(key, value string) error {
 	return nil
 }
 
-// Defects are the deliberate bugs the suite's mutants (impl/mutants)
-// cannot express as wrappers around a tool: hooks inside the engine, the
-// TUI and the summary op. The zero value conforms.
-type Defects struct {
-	// TUI breaks the reference TUI's screens (the screen op).
-	TUI tui.Defects
-	// RecoverPromptNeedsResult makes recover prompt only when the
-	// interrupted batch has a journaled result (FR-RES-05's "partial tool
-	// results" read literally): a crash during a batch's first call
-	// resumes without asking (IT-JRN-02).
-	RecoverPromptNeedsResult bool
-}
-
 // Reference answers FCP/1 requests. It owns one conversation (the read
 // cache apply_patch checks, FR-TOOL-PATCH-02c), which Handle and HandleFS
 // use and reset clears: the conversation of an FCP/1 process. HandleIn
@@ -165,10 +157,10 @@ type Reference struct {
 	testTools atomic.Bool
 	policies  map[string]string
 	// crash replaces the SIGKILL of a crash point (Options.Crash).
-	crash      func()
-	tuiDefects tui.Defects
-	// recoverPromptNeedsResult: Defects.RecoverPromptNeedsResult.
-	recoverPromptNeedsResult bool
+	crash   func()
+	tuiLook tui.Look
+	// recoverPrompt is Options.RecoverPrompt.
+	recoverPrompt func(*journal.Recovery) bool
 	// wrapJournal and afterRecovery are Options.WrapJournal and
 	// Options.AfterRecovery.
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
@@ -202,9 +194,9 @@ func New(opts Options) (*Reference, error) {
 		fs = fsys.OS()
 	}
 	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
-		tuiDefects: opts.Defects.TUI, crash: opts.Crash,
+		tuiLook: opts.TUI, crash: opts.Crash,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
-		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, engine: opts.Executor,
+		recoverPrompt: opts.RecoverPrompt, engine: opts.Executor,
 		readings: slices.Clone(opts.Readings)}, nil
 }
 
@@ -245,7 +237,7 @@ func (r *Reference) Engine() *executor.Engine {
 // op, PROTOCOL.md §10): the same state and renderer as forge-conform ref
 // --tui.
 func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
-	return tui.NewTurnScreen(seq, r.tuiDefects, nil)
+	return tui.NewTurnScreen(seq, r.tuiLook, nil)
 }
 
 // tools returns the reference's tools, in registration order, wrapped by
