@@ -34,9 +34,6 @@ type Batch struct {
 	cancelled bool
 }
 
-// Planned is one call of a batch after planning.
-type Planned = planned
-
 // Call is the planned call.
 func (p *Planned) Call() fcp.ModelCall { return p.call }
 
@@ -55,9 +52,9 @@ func (b *Batch) Cancelled() bool { return b.cancelled }
 func (b *Batch) Plan() []*Planned {
 	r := b.r
 	if b.N > r.env.loop.MaxIterationsPerTurn {
-		var plan []*planned
+		var plan []*Planned
 		for _, c := range b.Calls {
-			plan = append(plan, &planned{call: c, disp: PreResolved, result: r.plainError(MaxIterationsReached)})
+			plan = append(plan, &Planned{call: c, disp: PreResolved, result: r.plainError(MaxIterationsReached)})
 		}
 		return plan
 	}
@@ -164,7 +161,7 @@ func (b *Batch) Prepare(c fcp.ModelCall) (p *Planned, t tool.Tool, ok bool) {
 	if err != nil || b.r.e.Registry.Validate(c.Name, args) != nil {
 		return nil, nil, false
 	}
-	return &planned{call: c, args: args, tool: t, disp: ExecuteNow}, t, true
+	return &Planned{call: c, args: args, tool: t, disp: ExecuteNow}, t, true
 }
 
 // Error is an error result with text, sanitized and truncated.

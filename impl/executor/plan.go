@@ -22,8 +22,8 @@ const (
 	PreResolved
 )
 
-// planned is one call of a batch after planning.
-type planned struct {
+// Planned is one call of a batch after planning.
+type Planned struct {
 	call    fcp.ModelCall
 	args    json.RawMessage
 	tool    tool.Tool
@@ -127,7 +127,7 @@ type Planning struct {
 	Loop policy.Loop
 
 	r       *turnRun
-	p       *planned
+	p       *Planned
 	st      *planState
 	summary *string // the summary step's, before its cut
 }
@@ -144,8 +144,9 @@ func (s *Planning) PreResolve(te *toolerr.Error) {
 }
 
 // Confirm decides that the call needs the user's confirmation, with its
-// approval summary (cut and redacted here, FR-APR-06) and risk level. A
-// call confirmed without a Tool gets fails as failure says if approved.
+// approval summary (cut and redacted here, FR-APR-06) and risk level.
+// failure, when set, is the call's result if it is approved: a step that
+// confirms a call it found no Tool for says so.
 func (s *Planning) Confirm(summary string, risk tool.RiskLevel, failure *toolerr.Error) {
 	s.p.disp = RequiresConfirmation
 	s.p.confirm = &fcp.Confirmation{ID: s.Call.ID, Name: s.Call.Name, Summary: s.r.e.Options.Summary(summary),
@@ -164,12 +165,12 @@ func (s *Planning) ToolError(err error) *toolerr.Error { return asToolErr(s.Call
 // plan classifies every call of a batch, in call order, with the engine's
 // steps. It performs no side effect: the sandbox preflight only inspects
 // paths.
-func (r *turnRun) plan(calls []fcp.ModelCall) []*planned {
+func (r *turnRun) plan(calls []fcp.ModelCall) []*Planned {
 	steps := r.e.Options.plan()
 	st := &planState{seen: map[string]bool{}}
-	out := make([]*planned, 0, len(calls))
+	out := make([]*Planned, 0, len(calls))
 	for _, c := range calls {
-		p := &planned{call: c, args: []byte(c.ArgsText())}
+		p := &Planned{call: c, args: []byte(c.ArgsText())}
 		out = append(out, p)
 		s := &Planning{Call: c, Args: p.args, Loop: r.env.loop, r: r, p: p, st: st}
 		decided := false

@@ -36,7 +36,7 @@ type outcome struct {
 // output as sanitized events (FR-OUT-01, FR-OUT-02), and recovering a panic
 // (FR-EXE-04b). A tool that ignores its abort is abandoned: its result no
 // longer matters and its output is no longer read.
-func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
+func (r *turnRun) execute(ctx context.Context, p *Planned) (Result, error) {
 	t := p.tool
 	if t == nil { // confirmed without a tool (Planning.Confirm): it fails as planned
 		return p.result, nil
