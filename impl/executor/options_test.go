@@ -145,3 +145,25 @@ func confirmed(ui *fakeUI, id string) string {
 	}
 	return "<not confirmed>"
 }
+
+// ForgeText is Forge's words where the SRD quotes none, and the
+// reference's (passthrough included) where it quotes them.
+func TestForgeText(t *testing.T) {
+	tests := []struct {
+		te       *toolerr.Error
+		want     string
+		verbatim bool
+	}{
+		{&toolerr.Error{Kind: toolerr.Timeout, Tool: "x", Message: "Tool 'x' timed out after 1.5s"}, "Tool 'x' timed out after 1s", false},
+		{toolerr.Violation(toolerr.Denial{Reason: toolerr.Denylisted, Tool: "run_command"}), "Tool 'run_command' is denylisted", false},
+		{toolerr.Violation(toolerr.Denial{Reason: toolerr.LimitsExceeded, Message: "Tool arguments too large: 9 bytes"}), "Tool arguments too large", false},
+		{toolerr.Violation(toolerr.Denial{Reason: toolerr.Disabled}), executor.DisabledByPolicy, false},
+		{&toolerr.Error{Kind: toolerr.ExecutionFailed, Tool: "t", Message: `{"a":1}`}, `{"a":1}`, true},
+		{&toolerr.Error{Kind: toolerr.ExecutionFailed, Tool: "t", Message: "boom"}, "t failed: boom", false},
+	}
+	for _, tc := range tests {
+		if got, verbatim := executor.ForgeText(tc.te); got != tc.want || verbatim != tc.verbatim {
+			t.Errorf("ForgeText(%+v) = %q, %v; want %q, %v", tc.te, got, verbatim, tc.want, tc.verbatim)
+		}
+	}
+}
