@@ -103,11 +103,12 @@ func (b *Batch) Confirm(ctx context.Context, plan []*Planned) error {
 }
 
 // Step is the result of one planned call after the decision: its planned
-// result, "Cancelled by user" once the batch is cancelled (FR-EXE-04 2),
-// or what executing it gives.
+// result, "Cancelled by user" once the batch is cancelled (FR-EXE-04 2;
+// a planned result too with Options.CancelResolved), or what executing it
+// gives.
 func (b *Batch) Step(ctx context.Context, p *Planned) (Result, error) {
 	switch {
-	case p.disp == PreResolved:
+	case p.disp == PreResolved && !(b.r.e.Options.CancelResolved && (b.cancelled || ctx.Err() != nil)):
 		return p.result, nil
 	case b.cancelled || ctx.Err() != nil:
 		b.cancelled = true

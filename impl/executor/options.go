@@ -27,6 +27,14 @@ type Options struct {
 	// (FR-APR-04d requires it for side-effecting tools and forbids it for
 	// none; I-EXE-23).
 	PromptUnlisted bool
+	// RejectDuplicates rejects every call of a batch whose id occurs more
+	// than once, the first included; the reference runs the first and
+	// rejects the later ones (FR-VAL-02a against NFR-REL-01, I-EXE-19).
+	RejectDuplicates bool
+	// CancelResolved gives the calls a cancel reaches "Cancelled by user"
+	// even when they were pre-resolved or denied; the reference keeps their
+	// own error (FR-EXE-04 allows both, I-EXE-16).
+	CancelResolved bool
 
 	// Plan are the planner's steps, in order (FR-VAL-02, FR-APR-05); nil
 	// is DefaultPlan(). ForgePlan() is Forge's order (I-EXE-08).

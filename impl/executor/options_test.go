@@ -167,3 +167,22 @@ func TestForgeText(t *testing.T) {
 		}
 	}
 }
+
+// RejectDuplicates rejects the first call of a duplicated id too
+// (I-EXE-19's all-rejected); the reference runs it.
+func TestRejectDuplicates(t *testing.T) {
+	calls := []fcp.ModelCall{call("c1", "fcp_echo", `{"result":"a"}`), call("c1", "fcp_echo", `{"result":"b"}`)}
+	for _, tc := range []struct {
+		name    string
+		o       executor.Options
+		started int
+	}{{"reference", executor.Options{}, 1}, {"all-rejected", executor.Options{RejectDuplicates: true}, 0}} {
+		o, ui := runVariant(t, tc.o, auto, calls...)
+		if n := len(started(ui)); n != tc.started {
+			t.Errorf("%s: %d calls started, want %d", tc.name, n, tc.started)
+		}
+		if rs := results(o)["c1"]; len(rs) != 2 || !*rs[1].IsError || *rs[0].IsError == (tc.started == 1) {
+			t.Errorf("%s: results %+v", tc.name, rs)
+		}
+	}
+}

@@ -135,7 +135,8 @@ type Planning struct {
 // planState is what the steps share across a batch.
 type planState struct {
 	seen    map[string]bool
-	counted int // calls with a new id so far
+	counted int            // calls with a new id so far
+	ids     map[string]int // how often each id occurs in the batch
 }
 
 // PreResolve decides the call as an error result (FR-APR-02 PreResolved).
@@ -167,7 +168,10 @@ func (s *Planning) ToolError(err error) *toolerr.Error { return asToolErr(s.Call
 // paths.
 func (r *turnRun) plan(calls []fcp.ModelCall) []*Planned {
 	steps := r.e.Options.plan()
-	st := &planState{seen: map[string]bool{}}
+	st := &planState{seen: map[string]bool{}, ids: map[string]int{}}
+	for _, c := range calls {
+		st.ids[c.ID]++
+	}
 	out := make([]*Planned, 0, len(calls))
 	for _, c := range calls {
 		p := &Planned{call: c, args: []byte(c.ArgsText())}
@@ -188,9 +192,14 @@ func (r *turnRun) plan(calls []fcp.ModelCall) []*Planned {
 	return out
 }
 
-// duplicateID: a repeated id is rejected and never executes (FR-VAL-02a).
+// duplicateID: a repeated id is rejected and never executes (FR-VAL-02a);
+// with Options.RejectDuplicates its first call too.
 func duplicateID(s *Planning) bool {
-	if s.st.seen[s.Call.ID] {
+	if s.st.seen[s.Call.ID] || s.r.e.Options.RejectDuplicates && s.st.ids[s.Call.ID] > 1 {
+		if !s.st.seen[s.Call.ID] {
+			s.st.seen[s.Call.ID] = true
+			s.st.counted++
+		}
 		s.PreResolve(&toolerr.Error{Kind: toolerr.DuplicateToolCallID,
 			Message: fmt.Sprintf("Duplicate tool call id: %s", s.Call.ID)})
 		return true

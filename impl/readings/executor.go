@@ -59,6 +59,18 @@ func executorReadings() []Reading {
 			Apply: func(o *reference.Options) { o.RunCommand.SkipBlankStderr = true },
 		},
 		{
+			Interp: "I-EXE-16", Name: "all-cancelled",
+			Doc:   "a cancel gives every call it reaches \"Cancelled by user\", pre-resolved and denied calls included",
+			Specs: loop,
+			Apply: func(o *reference.Options) { o.Executor.CancelResolved = true },
+		},
+		{
+			Interp: "I-EXE-19", Name: "all-rejected",
+			Doc:   "every call of a batch whose id occurs more than once is rejected, the first included",
+			Specs: loop,
+			Apply: func(o *reference.Options) { o.Executor.RejectDuplicates = true },
+		},
+		{
 			Interp: "I-APR-02", Name: "three-dots",
 			Doc:   `a summary over 200 characters keeps its first 197 and ends with "..."`,
 			Specs: loop,
