@@ -174,6 +174,9 @@ func TurnExpectation(in TurnInput) []Failure {
 		return out
 	}
 	events := in.Log.Events()
+	if in.Case.Turn != nil {
+		events = in.Case.Turn.UnaskedConfirmations(events)
+	}
 	if len(exp.End) > 0 && !slices.Contains(exp.End, final.End) {
 		bad("the turn ended %q; want %s", final.End, strings.Join(exp.End, " or "))
 	}
@@ -463,6 +466,9 @@ func checkText(ids []string, what string, want corpus.TextExpect, got string) []
 			out = append(out, Failure{IDs: ids, Kind: KindExpect, Message: what + " differs from the expected text",
 				Diff: diff.Text(clip(*want.Equals, 4000), clip(g, 4000))})
 		}
+	}
+	if len(want.AnyOf) > 0 && !slices.ContainsFunc(want.AnyOf, func(w string) bool { return dropCR(w, got) == w }) {
+		bad("want one of %q; got %q", want.AnyOf, clip(got, 300))
 	}
 	for _, s := range want.Contains {
 		if !strings.Contains(dropCR(s, got), s) {

@@ -24,6 +24,14 @@ type TurnSpec struct {
 	// confirmation gets Decide[n] (the last one repeats; none means
 	// approve_all).
 	Decide []Decision `json:"decide,omitempty"`
+	// ApproveIfAsked are calls the SRD lets an implementation ask about
+	// or not (a read-only tool not allowlisted in prompt mode, I-EXE-23):
+	// when a confirmation asks about one, the runner approves it (adding
+	// it to the decision, a deny_all becoming approve_selected; a
+	// confirmation that asks about nothing else takes no Decide entry),
+	// and the expectations do not see it asked (a confirmation left with
+	// no other request is no confirmation).
+	ApproveIfAsked []string `json:"approve_if_asked,omitempty"`
 	// Cancel sends cancel on the first event it matches.
 	Cancel *EventMatch `json:"cancel,omitempty"`
 	// ToolResults are the user's manual results for pending calls
@@ -204,7 +212,10 @@ type StreamExpect struct {
 
 // TextExpect checks a text.
 type TextExpect struct {
-	Equals      *string  `json:"equals,omitempty"`
+	Equals *string `json:"equals,omitempty"`
+	// AnyOf: the text equals one of these (every reading the text allows,
+	// e.g. I-EXE-12's).
+	AnyOf       []string `json:"any_of,omitempty"`
 	Contains    []string `json:"contains,omitempty"`
 	NotContains []string `json:"not_contains,omitempty"`
 	// Bytes is the exact byte length.
@@ -226,6 +237,68 @@ type RequestExpect struct {
 	// ResultIDs are the ids of the tool results the request sends, in
 	// order.
 	ResultIDs []string `json:"result_ids"`
+}
+
+// Answer returns the decision that answers a confirmation asking about
+// asked: d, with the asked calls of ApproveIfAsked approved. scripted is
+// false when the confirmation asks about those calls only, so that it
+// takes no entry of Decide.
+func (t *TurnSpec) Answer(d Decision, asked []string) (out Decision, scripted bool) {
+	var extra []string
+	for _, id := range asked {
+		if slicesContains(t.ApproveIfAsked, id) {
+			extra = append(extra, id)
+		}
+	}
+	if len(extra) == 0 {
+		return d, true
+	}
+	scripted = len(extra) < len(asked)
+	if !scripted {
+		return Decision{Decision: fcp.DecisionApproveSelected, IDs: extra}, false
+	}
+	switch d.Decision {
+	case fcp.DecisionApproveAll:
+		return d, true
+	case fcp.DecisionApproveSelected:
+		return Decision{Decision: d.Decision, IDs: append(append([]string{}, d.IDs...), extra...)}, true
+	}
+	return Decision{Decision: fcp.DecisionApproveSelected, IDs: extra}, true
+}
+
+// UnaskedConfirmations returns events without the requests of
+// ApproveIfAsked calls, and without a confirmation left empty: what the
+// expectations see.
+func (t *TurnSpec) UnaskedConfirmations(events []fcp.TurnLine) []fcp.TurnLine {
+	if len(t.ApproveIfAsked) == 0 {
+		return events
+	}
+	out := make([]fcp.TurnLine, 0, len(events))
+	for _, ev := range events {
+		if ev.Event == fcp.EventConfirmation {
+			var reqs []fcp.Confirmation
+			for _, q := range ev.Requests {
+				if !slicesContains(t.ApproveIfAsked, q.ID) {
+					reqs = append(reqs, q)
+				}
+			}
+			if len(reqs) == 0 {
+				continue
+			}
+			ev.Requests = reqs
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // BenignText is one hostile string of a model script and its benign twin.

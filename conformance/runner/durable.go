@@ -336,7 +336,10 @@ func (u *durableUser) on(ev fcp.TurnLine) []fcp.TurnRequest {
 		if n := len(u.c.Decide); n > 0 {
 			d = u.c.Decide[min(u.confirms, n-1)]
 		}
-		u.confirms++
+		d, scripted := u.c.Answer(d, requestIDs(ev))
+		if scripted {
+			u.confirms++
+		}
 		return []fcp.TurnRequest{{Op: fcp.OpDecide, Decision: d.Decision, IDs: d.IDs}}
 	}
 	return u.turnUser.on(ev)

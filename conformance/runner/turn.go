@@ -213,7 +213,10 @@ func (u *turnUser) on(ev fcp.TurnLine) []fcp.TurnRequest {
 		if n := len(u.c.Decide); n > 0 {
 			d = u.c.Decide[min(u.confirms, n-1)]
 		}
-		u.confirms++
+		d, scripted := u.c.Answer(d, requestIDs(ev))
+		if scripted {
+			u.confirms++
+		}
 		out = append(out, fcp.TurnRequest{Op: fcp.OpDecide, Decision: d.Decision, IDs: d.IDs})
 	case fcp.EventPending:
 		u.hold("pending calls in parse-only mode", "FR-MODE-02")
@@ -271,6 +274,15 @@ func matchTrigger(m corpus.EventMatch, ev fcp.TurnLine) bool {
 		return false
 	}
 	return m.Contains == "" || strings.Contains(ev.Chunk, m.Contains)
+}
+
+// requestIDs are the ids a confirmation event asks about.
+func requestIDs(ev fcp.TurnLine) []string {
+	ids := make([]string, 0, len(ev.Requests))
+	for _, q := range ev.Requests {
+		ids = append(ids, q.ID)
+	}
+	return ids
 }
 
 // normalizeLog replaces the fixture's absolute paths with $ROOT and

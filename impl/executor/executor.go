@@ -64,51 +64,9 @@ type Engine struct {
 	Registry *tool.Registry
 	// FS is the filesystem of every call; nil means the OS's.
 	FS afero.Fs
-	// Defects switches on deliberate bugs, for the suite's mutants
-	// (impl/mutants). The zero value conforms.
-	Defects Defects
-	// Variant switches to another implementation's choices (Forge's, for
-	// impl/forgelike). The zero value is the reference.
-	Variant Variant
-}
-
-// Defects are the engine's deliberate bugs, each off the default path.
-type Defects struct {
-	// DenylistBeforeDisabled swaps FR-APR-05's first two steps.
-	DenylistBeforeDisabled bool
-	// StopOnFailure stops the batch at the first failed call (FR-EXE-02):
-	// the calls after it get an error result without running.
-	StopOnFailure bool
-	// MarkerOutsideLimit appends the truncation marker after cutting the
-	// output to the full limit (FR-OUT-04a).
-	MarkerOutsideLimit bool
-	// PromptAfterRunning runs the calls that need confirmation first and
-	// asks the user afterwards (T-APR-01, FR-APR-03): an approved call
-	// keeps the result it already has, a denied one gets the denial, its
-	// side effects done.
-	PromptAfterRunning bool
-	// DisabledRunsCalls runs the calls of a disabled-mode batch as
-	// enabled mode does: the mode only hides the tools (FR-MODE-01).
-	DisabledRunsCalls bool
-	// ParseOnlyRunsReadOnly runs the calls of a parse-only batch whose
-	// tool has no side effect itself and surfaces only the others as
-	// pending (FR-MODE-02).
-	ParseOnlyRunsReadOnly bool
-	// BatchLimitOffByOne lets max_tool_calls_per_batch+1 calls of a batch
-	// run (FR-LIM-01).
-	BatchLimitOffByOne bool
-	// UnknownToolPrompts sends a call of an unknown tool to the
-	// confirmation prompt; it fails as unknown only when it would run
-	// (FR-VAL-02).
-	UnknownToolPrompts bool
-	// SkipSchemaValidation leaves the schema check out of planning: a
-	// call whose tool can still decode its arguments is prompted for and
-	// runs (FR-VAL-01, FR-VAL-02).
-	SkipSchemaValidation bool
-	// SanitizePerChunk sanitizes every output chunk on its own, without
-	// the state of the stream, so an escape sequence split across two
-	// chunks leaves its tail as text (FR-OUT-02).
-	SanitizePerChunk bool
+	// Options are the engine's readings and parts; the zero value is the
+	// reference.
+	Options Options
 }
 
 // Turn is one user turn to run.
@@ -159,7 +117,7 @@ func (e *Engine) newEnv(t Turn) (*env, error) {
 	if err != nil {
 		return nil, toolerr.New(toolerr.BadArgs, "turn: invalid config: %v", err)
 	}
-	loop, err := policy.Load(cfg)
+	loop, err := e.Options.loadPolicy(cfg)
 	if err != nil {
 		return nil, toolerr.New(toolerr.BadArgs, "turn: invalid config: %v", err)
 	}
@@ -282,33 +240,14 @@ func (r *turnRun) from(ctx context.Context, t Turn, sent []fcp.Message, first, b
 				return "", err
 			}
 		}
-		var results []fcp.Message
-		var cancelled bool
-		var err error
-		mode := r.env.loop.Mode
-		if mode == policy.Disabled && r.e.Defects.DisabledRunsCalls {
-			mode = policy.Enabled
-		}
-		switch mode {
-		case policy.Disabled: // FR-MODE-01, I-EXE-03
-			results, err = r.rejectAll(resp.ToolCalls)
-			if err == nil {
-				return fcp.EndDone, nil
-			}
-		case policy.ParseOnly: // FR-MODE-02, I-EXE-04
-			results, cancelled, err = r.manual(ctx, resp.ToolCalls)
-			if err == nil && !cancelled {
-				return fcp.EndDone, nil
-			}
-		default:
-			batches++
-			results, cancelled, err = r.batch(ctx, resp.ToolCalls, batches)
-		}
+		batches++
+		b := &Batch{r: r, Calls: resp.ToolCalls, N: batches}
+		results, end, err := r.e.Options.Modes.handler(r.env.loop.Mode)(ctx, b)
 		if err != nil {
 			return "", err
 		}
-		if cancelled {
-			return fcp.EndCancelled, nil // FR-EXE-04 3: no auto-resume
+		if end != "" {
+			return end, nil
 		}
 		sent = results // FR-RES-02: resume with the results, in call order
 		resumed = r.nBatch
@@ -376,32 +315,14 @@ func toolUse(c fcp.ModelCall) fcp.Message {
 	return m
 }
 
-// rejectAll answers every call of a batch in disabled mode (I-EXE-03).
-func (r *turnRun) rejectAll(calls []fcp.ModelCall) ([]fcp.Message, error) {
-	var out []fcp.Message
-	for _, c := range calls {
-		m := r.resultMessage(c.ID, r.plainError(`Tool calls are disabled (tools.mode = "disabled")`))
-		if err := r.persist(m); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
-
 // manual surfaces a parse-only batch and persists the user's results in
-// call order (FR-MODE-02, FR-TUI-04).
-func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall) ([]fcp.Message, bool, error) {
+// call order (FR-MODE-02, FR-TUI-04); a call with a result in known is
+// not surfaced and gets that result.
+func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall, known map[string]Result) ([]fcp.Message, bool, error) {
 	pending := make([]fcp.PendingCall, 0, len(calls))
-	ran := map[string]Result{} // Defects.ParseOnlyRunsReadOnly
 	for _, c := range calls {
-		if r.e.Defects.ParseOnlyRunsReadOnly {
-			if res, ok, err := r.runReadOnly(ctx, c); err != nil {
-				return nil, false, err
-			} else if ok {
-				ran[c.ID] = res
-				continue
-			}
+		if _, ok := known[c.ID]; ok {
+			continue
 		}
 		p := fcp.PendingCall{ID: c.ID, Name: c.Name, Args: c.Args, RawArgs: c.RawArgs}
 		pending = append(pending, p)
@@ -424,7 +345,7 @@ func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall) ([]fcp.Mess
 		res := cancelledResult()
 		if m, ok := got[c.ID]; ok && !cancelled {
 			res = r.finish(Result{Content: m.Content, IsError: m.IsError}, true)
-		} else if rr, ok := ran[c.ID]; ok {
+		} else if rr, ok := known[c.ID]; ok {
 			res = rr
 		}
 		m := r.resultMessage(c.ID, res)
@@ -434,19 +355,6 @@ func (r *turnRun) manual(ctx context.Context, calls []fcp.ModelCall) ([]fcp.Mess
 		out = append(out, m)
 	}
 	return out, cancelled, nil
-}
-
-// runReadOnly runs a parse-only call of a known tool without side effects
-// and valid arguments (Defects.ParseOnlyRunsReadOnly); ok is false when it
-// did not run the call.
-func (r *turnRun) runReadOnly(ctx context.Context, c fcp.ModelCall) (res Result, ok bool, err error) {
-	args := []byte(c.ArgsText())
-	t, lerr := r.e.Registry.Lookup(c.Name)
-	if lerr != nil || t.SideEffecting() || r.e.Registry.Validate(c.Name, args) != nil {
-		return Result{}, false, nil
-	}
-	res, err = r.execute(ctx, &planned{call: c, args: args, tool: t})
-	return res, err == nil, err
 }
 
 // Result is one call's ToolResult, with the ToolError it came from.

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/spec/fcp"
@@ -17,102 +16,6 @@ import (
 // OutputBuffer is the capacity, in chunks, of a call's bounded output
 // channel (FR-OUT-01).
 const OutputBuffer = 64
-
-// batch plans, confirms and runs one enabled-mode batch; it persists one
-// result per call in call order and returns them (FR-RES-01, NFR-REL-01).
-func (r *turnRun) batch(ctx context.Context, calls []fcp.ModelCall, n int) ([]fcp.Message, bool, error) {
-	var plan []*planned
-	if n > r.env.loop.MaxIterationsPerTurn { // FR-RES-03
-		for _, c := range calls {
-			plan = append(plan, &planned{call: c, disp: PreResolved,
-				result: r.plainError(MaxIterationsReached)})
-		}
-	} else {
-		plan = r.plan(calls)
-	}
-	// T-APR-01: one confirmation for the batch, before anything runs.
-	var reqs []fcp.Confirmation
-	for _, p := range plan {
-		if p.disp == RequiresConfirmation {
-			reqs = append(reqs, *p.confirm)
-		}
-	}
-	cancelled := false
-	ran := map[*planned]Result{} // Defects.PromptAfterRunning
-	if len(reqs) > 0 && r.e.Defects.PromptAfterRunning {
-		for _, p := range plan {
-			if p.disp == RequiresConfirmation && ctx.Err() == nil {
-				res, err := r.execute(ctx, p)
-				if err != nil {
-					return nil, false, err
-				}
-				ran[p] = res
-			}
-		}
-	}
-	if len(reqs) > 0 {
-		if err := r.ui.Event(fcp.TurnLine{Event: fcp.EventConfirmation, Requests: reqs}); err != nil {
-			return nil, false, err
-		}
-		d, err := r.ui.Confirm(ctx, reqs)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			cancelled = true
-		case err != nil:
-			return nil, false, err
-		}
-		approved := map[string]bool{}
-		for _, q := range reqs {
-			switch d.Kind {
-			case fcp.DecisionApproveAll:
-				approved[q.ID] = true
-			case fcp.DecisionApproveSelected:
-				approved[q.ID] = contains(d.IDs, q.ID)
-			}
-		}
-		for _, p := range plan {
-			if p.disp == RequiresConfirmation {
-				if res, ok := ran[p]; ok && approved[p.call.ID] && !cancelled {
-					p.disp, p.result = PreResolved, res
-				} else if approved[p.call.ID] && !cancelled {
-					p.disp = ExecuteNow
-				} else if !cancelled {
-					p.disp, p.result = PreResolved, r.plainError(DeniedByUser)
-				}
-			}
-		}
-	}
-	// FR-EXE-01: sequentially, in call order; FR-EXE-02: go on after a failure.
-	var out []fcp.Message
-	failed := false // Defects.StopOnFailure
-	for _, p := range plan {
-		var res Result
-		switch {
-		case p.disp == PreResolved:
-			res = p.result
-		case failed && r.e.Defects.StopOnFailure:
-			res = r.finish(Result{Content: "not run: an earlier call failed", IsError: true}, true)
-		case cancelled || ctx.Err() != nil: // FR-EXE-04 2: current and remaining
-			cancelled, res = true, cancelledResult()
-		default:
-			var err error
-			res, err = r.execute(ctx, p)
-			if err != nil {
-				return nil, false, err
-			}
-			if res.Err != nil && res.Err.Kind == toolerr.Cancelled {
-				cancelled = true
-			}
-			failed = failed || res.IsError
-		}
-		m := r.resultMessage(p.call.ID, res)
-		if err := r.persist(m); err != nil {
-			return nil, false, err
-		}
-		out = append(out, m)
-	}
-	return out, cancelled, nil
-}
 
 // CallTimeouter is implemented by tools whose own timeout depends on the
 // call's arguments (the fcp_sleep test tool); zero means none.
@@ -133,9 +36,9 @@ type outcome struct {
 // output as sanitized events (FR-OUT-01, FR-OUT-02), and recovering a panic
 // (FR-EXE-04b). A tool that ignores its abort is abandoned: its result no
 // longer matters and its output is no longer read.
-func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
+func (r *turnRun) execute(ctx context.Context, p *Planned) (Result, error) {
 	t := p.tool
-	if t == nil { // Defects.UnknownToolPrompts: approved, it fails as planned
+	if t == nil { // confirmed without a tool (Planning.Confirm): it fails as planned
 		return p.result, nil
 	}
 	limit := tool.DefaultTimeout(r.env.cfg)
@@ -174,19 +77,13 @@ func (r *turnRun) execute(ctx context.Context, p *planned) (Result, error) {
 		done <- outcome{out: out, err: err}
 	}(p.args)
 
-	streams := [2]sanitize.Stream{r.e.Variant.stream(), r.e.Variant.stream()}
+	streams := [2]Sanitizer{r.e.Options.stream(), r.e.Options.stream()}
 	emit := func(ch tool.Chunk) error {
 		i, ev := 0, fcp.EventStdout
 		if ch.Stream == tool.Stderr {
 			i, ev = 1, fcp.EventStderr
 		}
-		var s string
-		if r.e.Defects.SanitizePerChunk {
-			s = sanitize.String(ch.Text)
-		} else {
-			s = streams[i].Write(ch.Text)
-		}
-		if s != "" {
+		if s := streams[i].Write(ch.Text); s != "" {
 			return r.ui.Event(fcp.TurnLine{Event: ev, ID: id, Chunk: s})
 		}
 		return nil

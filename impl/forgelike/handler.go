@@ -33,7 +33,7 @@ func newHandler() (*handler, error) {
 	ref, err := reference.New(reference.Options{
 		Policies: map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyRefuse},
 		WrapTool: forgeTool,
-		Variant:  forgeVariant(),
+		Executor: forgeVariant(),
 	})
 	if err != nil {
 		return nil, err
@@ -43,8 +43,15 @@ func newHandler() (*handler, error) {
 
 // forgeVariant is Forge's tool loop where it differs from the reference's
 // (observed in Forge's own code: its executor).
-func forgeVariant() executor.Variant {
-	return executor.Variant{ForgePlan: true, KeepCR: true, ErrorText: forgeErrorText, UntruncatedErrors: true}
+func forgeVariant() executor.Options {
+	return executor.Options{Plan: executor.ForgePlan(), Sanitize: sanitize.Options{KeepCR: true},
+		ResultText: func(te *toolerr.Error) (string, bool) { return forgeErrorText(te), false },
+		Truncate: func(res executor.Result, max int64) string {
+			if res.IsError { // FR-OUT-04's deviation: errors are never truncated
+				return res.Content
+			}
+			return executor.TruncateAll(res, max)
+		}}
 }
 
 // Hello declares the reference's tools and ops except recover: nothing

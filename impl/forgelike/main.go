@@ -3,8 +3,8 @@
 // account of those observations) where the SRDs leave room: the reference
 // implementation served over FCP/1 with Forge's tools (reference.Options.
 // WrapTool, tools.go), Forge's LP1 parser (an applypatch.Dialect, lp1.go)
-// and Forge's engine choices (reference.Options.Variant, an
-// executor.Variant). It exists to prove the suite's fidelity rule
+// and Forge's engine choices (reference.Options.Executor, an
+// executor.Options). It exists to prove the suite's fidelity rule
 // (spec/INTERPRETATIONS.md, issue 11): an implementation that behaves as
 // Forge does passes every case except those where Forge deviates from the
 // SRD text, which fail naming their IDs. It is not an implementation of

@@ -8,9 +8,13 @@
 // tool's arguments, context, filesystem, conversation or result from
 // outside, so the tools themselves carry no test-only code. Defects the
 // engine decides before or around a tool's Execute (modes, limits, the
-// planner, sanitization of the stream, the journal, recovery, the TUI) are
-// switches in reference.Options.Defects, off by default; each says why no
-// wrapper can express it.
+// planner, sanitization of the stream, truncation, summaries) give the
+// engine other parts (reference.Options.Executor, executor.Options:
+// reordered or replaced planner steps, batch handlers, a stream sanitizer,
+// a truncation, a summarizer); the journal's wrap it (WrapJournal,
+// AfterRecovery); recovery's decides when to prompt (RecoverPrompt); the
+// TUI's draw with other parts (TUI, tui.Look). Each says why no wrapper of
+// a tool can express it; no production code holds a defect.
 package mutants
 
 import (
@@ -21,7 +25,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tool"
 )
@@ -54,26 +57,6 @@ type Mutant struct {
 func All() []Mutant {
 	ms := []Mutant{
 		{
-			Name: "precedence-swapped", Doc: "the executor checks the denylist before the global disabled switch (FR-APR-05's steps 1 and 2 swapped)",
-			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
-			Breaks:  ids("tool_executor", "FR-APR-05"),
-			Options: reference.Options{Defects: reference.Defects{Executor: executor.Defects{DenylistBeforeDisabled: true}}},
-		},
-		{
-			Name: "stop-on-failure", Doc: "the executor stops a batch at its first failed call",
-			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
-			// The later calls of the timeout, cancel, panic and JSON cases
-			// lose their own results too.
-			Breaks:  ids("tool_executor", "FR-EXE-02", "NFR-REL-01", "T-TMO-01", "T-CAN-01", "FR-ERR-JSON-TOOL-01"),
-			Options: reference.Options{Defects: reference.Defects{Executor: executor.Defects{StopOnFailure: true}}},
-		},
-		{
-			Name: "marker-outside-limit", Doc: "the executor cuts output to the full limit and appends the truncation marker after it",
-			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
-			Breaks:  ids("tool_executor", "T-OUT-01", "FR-OUT-04", "FR-OUT-04a", "FR-REG-04a"),
-			Options: reference.Options{Defects: reference.Defects{Executor: executor.Defects{MarkerOutsideLimit: true}}},
-		},
-		{
 			Name: "no-group-kill", Doc: "run_command kills only the process it started on timeout or cancel, not its process group",
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
 			Breaks:  ids("tool_executor", "FR-EXE-05"),
@@ -84,13 +67,6 @@ func All() []Mutant {
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
 			Breaks:  ids("tool_executor", "FR-OUT-01", "IT-CMD-01"),
 			Options: wrap(onCommand(dropChunk)),
-		},
-		{
-			Name: "prompting-after-running", Doc: "the executor runs the calls that need confirmation, then asks the user",
-			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/turn-*"},
-			// Denied calls have run: their side effects are in the tree.
-			Breaks:  ids("tool_executor", "T-APR-01", "T-APR-02", "NFR-SEC-04", "FR-APR-04d"),
-			Options: reference.Options{Defects: reference.Defects{Executor: executor.Defects{PromptAfterRunning: true}}},
 		},
 		{
 			Name: "follow-symlinks", Doc: "list_directory types entries with stat, following symlinks",

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,14 +11,15 @@ import (
 
 // A mutant that wraps tools changes their calls only (the suite runs it
 // on the cases that call those tools); one that does not is an engine,
-// TUI, summary or journal hook and says where it runs (its Specs, or Run,
+// TUI, summary or journal part and says where it runs (its Specs, or Run,
 // or a Process). Every mutant's Specs and Breaks agree.
 func TestTable(t *testing.T) {
 	for _, m := range All() {
-		if m.Options.WrapTool != nil && len(m.Tools()) == 0 && m.Options.Defects == (reference.Defects{}) && len(m.Run) == 0 {
+		if m.Options.WrapTool != nil && len(m.Tools()) == 0 && len(m.Run) == 0 {
 			t.Errorf("%s wraps tools but changes no tool call: Tools() is empty", m.Name)
 		}
-		if m.Options.WrapTool == nil && m.Options.Defects == (reference.Defects{}) && !m.Process &&
+		parts := reference.Options{Executor: m.Options.Executor, TUI: m.Options.TUI, RecoverPrompt: m.Options.RecoverPrompt}
+		if m.Options.WrapTool == nil && reflect.ValueOf(parts).IsZero() && !m.Process &&
 			m.Options.WrapJournal == nil && m.Options.AfterRecovery == nil {
 			t.Errorf("%s breaks nothing: no wrapper, hook or process", m.Name)
 		}

@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 
 	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tool"
 )
 
 // rawSummary is read_file with an approval summary that shows the path as
 // sent, "Read <path>", without the tool's own cut (and, unless redact,
-// without its redaction); a ranged read keeps the tool's summary. With
-// reference.Defects.SummaryNoCut or SummaryNoRedact the summary op then
-// shows what the framework forgot to do.
+// without its redaction); a ranged read keeps the tool's summary. With an
+// engine whose Summarize leaves out the cut or the redaction
+// (executor.Options.Summarize) the summary op then shows what the framework
+// forgot to do.
 type rawSummary struct {
 	tool.Tool
 	redact bool
@@ -55,14 +57,14 @@ func summaryMutants() []Mutant {
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/summary-*"},
 			Breaks: ids("tool_executor", "FR-APR-06"),
 			Options: reference.Options{WrapTool: withRawSummary(true),
-				Defects: reference.Defects{SummaryNoCut: true}},
+				Executor: executor.Options{Summarize: tool.Redact}},
 		},
 		{
 			Name: "summary-no-redact", Doc: "the summary op shows the secrets of the arguments",
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/summary-*"},
 			Breaks: ids("tool_executor", "FR-APR-01"),
 			Options: reference.Options{WrapTool: withRawSummary(false),
-				Defects: reference.Defects{SummaryNoRedact: true}},
+				Executor: executor.Options{Summarize: func(s string) string { return tool.Truncate(s, tool.MaxSummaryChars) }}},
 		},
 	}
 }

@@ -71,8 +71,8 @@ func (r *Reference) Recover(ctx context.Context, req fcp.TurnRequest, ui executo
 	}
 	ev := fcp.TurnLine{Event: fcp.EventRecovered, Prompt: fcp.Bool(false)}
 	prompt := rec != nil && rec.Prompt()
-	if prompt && r.recoverPromptNeedsResult && len(rec.Batch.Results) == 0 {
-		prompt = false
+	if rec != nil && r.recoverPrompt != nil {
+		prompt = r.recoverPrompt(rec)
 	}
 	if rec != nil && rec.Batch != nil {
 		ev.Batch = rec.Batch

@@ -26,6 +26,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/journal"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -60,10 +61,14 @@ type Options struct {
 	// FS is the filesystem every call uses; nil means the real one
 	// (fsys.OS()).
 	FS afero.Fs
-	// Defects switches on the deliberate bugs that live inside the engine,
-	// the TUI or the summary op, for the suite's mutants. The zero value
-	// conforms.
-	Defects Defects
+	// TUI is how the reference TUI draws its screens (the screen op):
+	// the zero value is the reference's look.
+	TUI tui.Look
+	// RecoverPrompt decides whether recover asks the user about an
+	// interrupted batch (FR-RES-05, I-JRN-04); nil is the reference's
+	// reading, (*journal.Recovery).Prompt: a call of the batch has no
+	// result.
+	RecoverPrompt func(*journal.Recovery) bool
 	// WrapTool, when set, wraps every tool before it is registered: the
 	// suite's mutants (package impl/mutants) break a tool from outside,
 	// by rewriting its arguments, context or result. nil registers the
@@ -91,9 +96,13 @@ type Options struct {
 	// and a function that executes one (a durability mutant re-runs them;
 	// FR-RES-04c forbids it). nil does nothing.
 	AfterRecovery func(ctx context.Context, unfinished []fcp.PendingCall, run func(context.Context, fcp.PendingCall))
-	// Variant switches the engine to another implementation's choices
-	// (impl/forgelike: Forge's). The zero value is the reference.
-	Variant executor.Variant
+	// Executor are the tool loop's readings and parts (executor.Options):
+	// the readings of impl/readings, another implementation's choices
+	// (impl/forgelike's), the parts a mutant replaces. The zero value is
+	// the reference's engine.
+	Executor executor.Options
+	// RunCommand are run_command's readings (runcommand.Options).
+	RunCommand runcommand.Options
 	// ReadFile, WriteFile and ApplyPatch choose the file tools' readings
 	// where the SRD allows several (package impl/readings sets them); the
 	// zero values are the reference's.
@@ -140,24 +149,6 @@ func checkPolicy(key, value string) error {
 	return nil
 }
 
-// Defects are the deliberate bugs the suite's mutants (impl/mutants)
-// cannot express as wrappers around a tool: hooks inside the engine, the
-// TUI and the summary op. The zero value conforms.
-type Defects struct {
-	Executor executor.Defects
-	// TUI breaks the reference TUI's screens (the screen op).
-	TUI tui.Defects
-	// SummaryNoCut and SummaryNoRedact leave the framework's cut to 200
-	// characters (FR-APR-06) or its redaction of secrets (FR-APR-01) out
-	// of the summary op; a tool's own summary is unchanged.
-	SummaryNoCut, SummaryNoRedact bool
-	// RecoverPromptNeedsResult makes recover prompt only when the
-	// interrupted batch has a journaled result (FR-RES-05's "partial tool
-	// results" read literally): a crash during a batch's first call
-	// resumes without asking (IT-JRN-02).
-	RecoverPromptNeedsResult bool
-}
-
 // Reference answers FCP/1 requests. It owns one conversation (the read
 // cache apply_patch checks, FR-TOOL-PATCH-02c), which Handle and HandleFS
 // use and reset clears: the conversation of an FCP/1 process. HandleIn
@@ -169,21 +160,18 @@ type Reference struct {
 	fs      afero.Fs
 	state   *session.State
 	// testTools is set by a hello that asks for test_tools.
-	testTools     atomic.Bool
-	policies      map[string]string
-	engineDefects executor.Defects
+	testTools atomic.Bool
+	policies  map[string]string
 	// crash replaces the SIGKILL of a crash point (Options.Crash).
-	crash      func()
-	tuiDefects tui.Defects
-	// summaryNoCut, summaryNoRedact: Defects.SummaryNoCut, SummaryNoRedact.
-	summaryNoCut, summaryNoRedact bool
-	// recoverPromptNeedsResult: Defects.RecoverPromptNeedsResult.
-	recoverPromptNeedsResult bool
+	crash   func()
+	tuiLook tui.Look
+	// recoverPrompt is Options.RecoverPrompt.
+	recoverPrompt func(*journal.Recovery) bool
 	// wrapJournal and afterRecovery are Options.WrapJournal and
 	// Options.AfterRecovery.
 	wrapJournal   func(executor.Journal, executor.UI) (executor.Journal, executor.UI)
 	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
-	variant       executor.Variant
+	engine        executor.Options
 	readings      []string
 }
 
@@ -212,10 +200,9 @@ func New(opts Options) (*Reference, error) {
 		fs = fsys.OS()
 	}
 	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
-		engineDefects: opts.Defects.Executor, tuiDefects: opts.Defects.TUI, crash: opts.Crash,
-		summaryNoCut: opts.Defects.SummaryNoCut, summaryNoRedact: opts.Defects.SummaryNoRedact,
+		tuiLook: opts.TUI, crash: opts.Crash,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
-		recoverPromptNeedsResult: opts.Defects.RecoverPromptNeedsResult, variant: opts.Variant,
+		recoverPrompt: opts.RecoverPrompt, engine: opts.Executor,
 		readings: slices.Clone(opts.Readings)}, nil
 }
 
@@ -249,14 +236,14 @@ func (r *Reference) Turn(ctx context.Context, req fcp.TurnRequest, ui executor.U
 
 // Engine is the reference's tool loop over its registry and filesystem.
 func (r *Reference) Engine() *executor.Engine {
-	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Defects: r.engineDefects, Variant: r.variant}
+	return &executor.Engine{Registry: r.Registry(), FS: r.fs, Options: r.engine}
 }
 
 // TurnScreen returns the reference TUI's screen of the turn seq (the screen
 // op, PROTOCOL.md §10): the same state and renderer as forge-conform ref
 // --tui.
 func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
-	return tui.NewTurnScreen(seq, r.tuiDefects, nil)
+	return tui.NewTurnScreen(seq, r.tuiLook, nil)
 }
 
 // tools returns the reference's tools, in registration order, wrapped by
@@ -269,7 +256,7 @@ func tools(opts Options, policies map[string]string) []tool.Tool {
 		writefile.Tool{Options: opts.WriteFile},
 		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile], Options: opts.ApplyPatch},
 		searchfiles.New(),
-		runcommand.Tool{Environ: opts.Environ},
+		runcommand.Tool{Environ: opts.Environ, Options: opts.RunCommand},
 	}
 	if opts.WrapTool != nil {
 		for i, t := range ts {
@@ -391,14 +378,7 @@ func (r *Reference) summary(req fcp.Request) fcp.Response {
 	if err != nil {
 		return Failure(err)
 	}
-	switch {
-	case r.summaryNoCut:
-		s = tool.Redact(s)
-	case r.summaryNoRedact:
-		s = tool.Truncate(s, tool.MaxSummaryChars)
-	default:
-		s = tool.Summarize(s)
-	}
+	s = r.engine.Summary(s)
 	return fcp.Response{OK: fcp.Bool(true), Summary: &s, RiskLevel: string(t.RiskLevel())}
 }
 

@@ -97,8 +97,15 @@ func Summarize(s string) string {
 // Truncate keeps at most max characters (runes) of s; when s is longer, the
 // result is its first max-1 characters followed by "…". It never splits a
 // multi-byte character. max below 1 gives "".
-func Truncate(s string, max int) string {
-	if max < 1 {
+func Truncate(s string, max int) string { return TruncateWith(s, max, "…") }
+
+// TruncateWith is Truncate with another ellipsis: when s is longer than max
+// characters, its first max-n characters followed by the n characters of
+// ellipsis ("..." keeps 197 of 200, I-APR-02). A max below the ellipsis's
+// length gives "".
+func TruncateWith(s string, max int, ellipsis string) string {
+	keep := max - utf8.RuneCountInString(ellipsis)
+	if keep < 0 {
 		return ""
 	}
 	if utf8.RuneCountInString(s) <= max {
@@ -106,10 +113,15 @@ func Truncate(s string, max int) string {
 	}
 	n := 0
 	for i := range s {
-		if n == max-1 {
-			return s[:i] + "…"
+		if n == keep {
+			return s[:i] + ellipsis
 		}
 		n++
 	}
 	return s
+}
+
+// SummarizeThreeDots is Summarize with "..." as its ellipsis (I-APR-02).
+func SummarizeThreeDots(s string) string {
+	return TruncateWith(Redact(s), MaxSummaryChars, "...")
 }

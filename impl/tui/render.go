@@ -14,18 +14,28 @@ import (
 // SpinnerFrames are the frames of the executing spinner.
 var SpinnerFrames = [...]string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// Defects are deliberate faults for the suite's self-test (package
-// mutants): each breaks one FR-TUI requirement. The zero value is correct.
-type Defects struct {
-	NoRiskIndicator bool // FR-TUI-01: the prompt omits the risk level
-	NoWarningBanner bool // FR-TUI-01 / FR-APR-06: no run_command banner
-	Unsanitized     bool // FR-OUT-02: strings reach the screen as they are
-	NoDeniedReason  bool // FR-TUI-02: ⊘ without its reason
-	// SummaryColour honours a red colour sequence (SGR 31) in an approval
-	// summary: the summary, sanitized, is shown in the high-risk colour
-	// (FR-OUT-02: the sequence still styles the screen).
-	SummaryColour bool
-	// OutputLines, when > 0, replaces MaxOutputLines (51 breaks FR-TUI-03).
+// Look is how the renderer draws the parts whose form the SRD leaves to
+// the implementation (I-TUI-01..06): each nil or zero field is the
+// reference's. The suite's mutants (impl/mutants) draw with other parts.
+type Look struct {
+	// Clean makes a string of a tool or the model one safe line
+	// (FR-OUT-02, NFR-SEC-05); nil is Line.
+	Clean func(string) string
+	// Risk is the risk level's visual indicator (FR-TUI-01, I-TUI-02),
+	// drawn in the level's colour; nil is a shape and the level's name
+	// (riskLabel). An empty indicator is not drawn.
+	Risk func(level string) string
+	// Banner is run_command's warning banner (FR-APR-06, I-TUI-04); nil
+	// is WarningText. An empty banner is not drawn.
+	Banner func() string
+	// NotRun is the state text of a denied or pre-resolved call, from its
+	// reason (FR-TUI-02, I-TUI-05); nil is "not run: <reason>".
+	NotRun func(reason string) string
+	// SummaryClass is the span class of an approval summary's rows, from
+	// the summary as the confirmation carries it; nil draws it plain.
+	SummaryClass func(summary string) string
+	// OutputLines is the output region's limit in lines (FR-TUI-03:
+	// "last 50"); 0 is MaxOutputLines.
 	OutputLines int
 }
 
@@ -37,7 +47,7 @@ type View struct {
 	Now           time.Time
 	Frame         int
 	Input         string
-	Defects       Defects
+	Look          Look
 }
 
 // seg is a run of text on a row, with its class ("" for plain text).
@@ -69,8 +79,8 @@ type renderer struct {
 }
 
 func (r *renderer) clean(x string) string {
-	if r.v.Defects.Unsanitized {
-		return strings.ReplaceAll(x, "\n", "⏎")
+	if r.v.Look.Clean != nil {
+		return r.v.Look.Clean(x)
 	}
 	return Line(x)
 }
@@ -125,8 +135,8 @@ func (r *renderer) calls() []row {
 			rows = append(rows, row{{"  ", ""}, {"✗", fcp.ClassError}, {name + "failed: " + r.clean(c.Reason), ""}})
 		case Denied:
 			reason := "not run: " + r.clean(c.Reason)
-			if r.v.Defects.NoDeniedReason {
-				reason = "not run"
+			if r.v.Look.NotRun != nil {
+				reason = r.v.Look.NotRun(r.clean(c.Reason))
 			}
 			rows = append(rows, row{{"  ", ""}, {"⊘", fcp.ClassDenied}, {name + reason, ""}})
 		}
@@ -143,8 +153,12 @@ func (r *renderer) prompt() []row {
 	for _, q := range s.Confirm {
 		banner = banner || q.Name == "run_command"
 	}
-	if banner && !r.v.Defects.NoWarningBanner {
-		for _, l := range wrap(WarningText, w) {
+	text := WarningText
+	if r.v.Look.Banner != nil {
+		text = r.v.Look.Banner()
+	}
+	if banner && text != "" {
+		for _, l := range wrap(text, w) {
 			rows = append(rows, row{{l, fcp.ClassWarning}})
 		}
 	}
@@ -158,15 +172,22 @@ func (r *renderer) prompt() []row {
 			box = "[x] "
 		}
 		line := row{{cursor + box, cls}}
-		if !r.v.Defects.NoRiskIndicator {
-			line = append(line, seg{riskLabel(q.RiskLevel), fcp.RiskClass(q.RiskLevel)}, seg{" ", ""})
+		risk := riskLabel(q.RiskLevel)
+		if r.v.Look.Risk != nil {
+			risk = r.v.Look.Risk(q.RiskLevel)
+		}
+		if risk != "" {
+			line = append(line, seg{risk, fcp.RiskClass(q.RiskLevel)}, seg{" ", ""})
 		}
 		line = append(line, seg{fmt.Sprintf("%s [%s]", r.clean(q.Name), r.clean(q.ID)), cls})
 		rows = append(rows, line)
-		red := r.v.Defects.SummaryColour && strings.Contains(q.Summary, "\x1b[31m")
+		class := ""
+		if r.v.Look.SummaryClass != nil {
+			class = r.v.Look.SummaryClass(q.Summary)
+		}
 		for _, l := range wrap(r.clean(q.Summary), w-6) {
-			if red {
-				rows = append(rows, row{{"      ", ""}, {l, fcp.ClassRiskHigh}})
+			if class != "" {
+				rows = append(rows, row{{"      ", ""}, {l, class}})
 				continue
 			}
 			rows = append(rows, plain("      "+l))
@@ -218,8 +239,8 @@ func (r *renderer) output(room int) []row {
 		return nil
 	}
 	limit := MaxOutputLines
-	if r.v.Defects.OutputLines > 0 {
-		limit = r.v.Defects.OutputLines
+	if r.v.Look.OutputLines > 0 {
+		limit = r.v.Look.OutputLines
 	}
 	lines := append([]string{}, s.Output...)
 	if s.Partial != "" {

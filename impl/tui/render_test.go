@@ -13,13 +13,13 @@ import (
 // stops following; the defect shows 51.
 func TestOutputTail(t *testing.T) {
 	st := NewState(1)
-	st.Keep = 51 // as the defect's TurnScreen does; the correct render still shows 50
+	st.Keep = 51 // as a TurnScreen of 51 lines does; the reference's look still shows 50
 	st.Apply(fcp.TurnLine{Event: fcp.EventStarted, ID: "e", Name: "fcp_echo"}, time.Time{})
 	for i := 1; i <= 60; i++ {
 		st.Apply(fcp.TurnLine{Event: fcp.EventStdout, ID: "e", Chunk: "line " + itoa(i) + "\n"}, time.Time{})
 	}
-	count := func(d Defects) (n int, last string) {
-		sc := Render(st, View{Width: 80, Height: 120, Defects: d})
+	count := func(look Look) (n int, last string) {
+		sc := Render(st, View{Width: 80, Height: 120, Look: look})
 		for _, r := range sc.Rows {
 			if strings.HasPrefix(r, "│ ") {
 				n, last = n+1, r
@@ -27,14 +27,14 @@ func TestOutputTail(t *testing.T) {
 		}
 		return
 	}
-	if n, last := count(Defects{}); n != 50 || last != "│ line 60" {
+	if n, last := count(Look{}); n != 50 || last != "│ line 60" {
 		t.Errorf("%d lines, last %q; want 50 ending with line 60", n, last)
 	}
-	if n, _ := count(Defects{OutputLines: 51}); n != 51 {
-		t.Errorf("the defect shows %d lines, want 51", n)
+	if n, _ := count(Look{OutputLines: 51}); n != 51 {
+		t.Errorf("a look of 51 lines shows %d lines", n)
 	}
 	st.Scroll = 5
-	if _, last := count(Defects{}); last != "│ line 55" {
+	if _, last := count(Look{}); last != "│ line 55" {
 		t.Errorf("scrolled up 5: last %q", last)
 	}
 }
@@ -48,34 +48,37 @@ func TestTextRemovesBidiAndControls(t *testing.T) {
 	}
 }
 
-// Each defect breaks what its requirement asks for, and only then.
-func TestDefectsBreakTheScreen(t *testing.T) {
+// Each part of a Look draws what the reference's draws, or not: a look
+// that leaves one out loses what its requirement asks for, and only that.
+func TestLookParts(t *testing.T) {
 	st := NewState(1)
 	for _, l := range confirmLines() {
 		st.Apply(l, time.Time{})
 	}
 	st.Confirm[1].Summary = "Write f\x1b[31m\u202e"
-	has := func(d Defects, sub string) bool {
-		sc := Render(st, View{Width: 80, Height: 24, Defects: d})
+	has := func(look Look, sub string) bool {
+		sc := Render(st, View{Width: 80, Height: 24, Look: look})
 		return strings.Contains(strings.Join(sc.Rows, "\n"), sub)
 	}
 	for _, tc := range []struct {
-		d   Defects
-		sub string
+		name string
+		look Look
+		sub  string
 	}{
-		{Defects{NoRiskIndicator: true}, "HIGH"},
-		{Defects{NoWarningBanner: true}, "WARNING"},
-		{Defects{Unsanitized: true}, "\x1b"},
+		{"no risk", Look{Risk: func(string) string { return "" }}, "HIGH"},
+		{"no banner", Look{Banner: func() string { return "" }}, "WARNING"},
+		{"raw", Look{Clean: func(s string) string { return s }}, "\x1b"},
 	} {
-		if ok, broken := has(Defects{}, tc.sub), has(tc.d, tc.sub); ok == (tc.sub == "\x1b") || broken == ok {
-			t.Errorf("%+v: %q shown %v, with the defect %v", tc.d, tc.sub, ok, broken)
+		if ok, broken := has(Look{}, tc.sub), has(tc.look, tc.sub); ok == (tc.sub == "\x1b") || broken == ok {
+			t.Errorf("%s: %q shown %v, with the look %v", tc.name, tc.sub, ok, broken)
 		}
 	}
 	res, isErr := "Tool call denied by user", true
 	st.Apply(fcp.TurnLine{Event: fcp.EventMessage, Message: &fcp.Message{Type: fcp.MessageToolResult, ID: "c1",
 		Content: &res, IsError: &isErr}}, time.Time{})
-	if !has(Defects{}, "⊘ run_command [c1]  not run: Tool call denied") || has(Defects{NoDeniedReason: true}, "denied by user") {
-		t.Error("the ⊘ reason: shown without the defect, hidden with it")
+	if !has(Look{}, "⊘ run_command [c1]  not run: Tool call denied") ||
+		has(Look{NotRun: func(string) string { return "not run" }}, "denied by user") {
+		t.Error("the ⊘ reason: shown by the reference's look, hidden by one without it")
 	}
 }
 

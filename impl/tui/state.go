@@ -268,21 +268,21 @@ func firstLine(s string) string {
 // fcpserver): the state its lines build, rendered on demand. It is not safe
 // for concurrent use; the server serializes it with its output.
 type TurnScreen struct {
-	st      *State
-	defects Defects
-	start   time.Time
-	now     func() time.Time
+	st    *State
+	look  Look
+	start time.Time
+	now   func() time.Time
 }
 
 // NewTurnScreen returns the screen of the turn seq; now may be nil
 // (time.Now).
-func NewTurnScreen(seq int64, d Defects, now func() time.Time) *TurnScreen {
+func NewTurnScreen(seq int64, look Look, now func() time.Time) *TurnScreen {
 	if now == nil {
 		now = time.Now
 	}
 	st := NewState(seq)
-	st.Keep = d.OutputLines
-	return &TurnScreen{st: st, defects: d, start: now(), now: now}
+	st.Keep = look.OutputLines
+	return &TurnScreen{st: st, look: look, start: now(), now: now}
 }
 
 // Seq is the turn's seq.
@@ -299,7 +299,7 @@ func (t *TurnScreen) UserRequest(r fcp.TurnRequest) { t.st.UserRequest(r) }
 func (t *TurnScreen) Render(width, height int) fcp.Screen {
 	now := t.now()
 	return Render(t.st, View{Width: width, Height: height, Now: now,
-		Frame: int(now.Sub(t.start) / TickInterval), Defects: t.defects})
+		Frame: int(now.Sub(t.start) / TickInterval), Look: t.look})
 }
 
 // maxLineBytes bounds a stored output line: a screen is at most 400 cells

@@ -38,6 +38,10 @@ type Approval struct {
 	Allowlist         []string     `json:"allowlist"`
 	Denylist          []string     `json:"denylist"`
 	PromptSideEffects bool         `json:"prompt_side_effects"`
+	// PromptUnlisted: in prompt mode every tool not allowlisted needs
+	// confirmation, read-only ones included (FR-APR-04d allows it; not a
+	// configuration key: a reading of the implementation, I-EXE-23).
+	PromptUnlisted bool `json:"-"`
 }
 
 // Definition is one manual tool definition (CFG-TOOLS-02).
@@ -167,7 +171,7 @@ func (a Approval) Decide(t Tool, sandbox Step) (v Verdict, stopped bool) {
 			return DeniedNotAllowed, false
 		}
 	case Prompt:
-		if a.PromptSideEffects && t.SideEffecting && !allowlisted {
+		if !allowlisted && (a.PromptUnlisted || a.PromptSideEffects && t.SideEffecting) {
 			confirm = true
 		}
 	}

@@ -38,6 +38,9 @@ func TestDecide(t *testing.T) {
 		{"FR-APR-04d allowlisted but tool-required", Approval{Enabled: true, Mode: Prompt, PromptSideEffects: true, Allowlist: []string{"run_command"}}, cmd, pass, Confirm, false},
 		{"FR-APR-04e auto still requires_approval", Approval{Enabled: true, Mode: Auto}, guarded, pass, Confirm, false},
 		{"auto executes", Approval{Enabled: true, Mode: Auto}, write, pass, Execute, false},
+		{"I-EXE-23 prompt-read-only asks for read-only", Approval{Enabled: true, Mode: Prompt, PromptUnlisted: true}, read, pass, Confirm, false},
+		{"I-EXE-23 prompt-read-only allowlisted", Approval{Enabled: true, Mode: Prompt, PromptUnlisted: true, Allowlist: []string{"read_file"}}, read, pass, Execute, false},
+		{"I-EXE-23 prompt-read-only not in auto", Approval{Enabled: true, Mode: Auto, PromptUnlisted: true}, read, pass, Execute, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {

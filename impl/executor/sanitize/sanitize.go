@@ -7,11 +7,37 @@
 // so an escape sequence split across two chunks is still removed whole.
 // String sanitizes one complete string. Stream.KeepCR and StringKeepingCR
 // keep carriage returns (Forge's sanitizer, which I-EXE-12 allows).
+//
+// FR-OUT-02 lets sanitization "remove/neutralize" control sequences: Mode
+// chooses. Remove (the zero value) removes each escape sequence whole;
+// Neutralize shows every control character as a visible symbol and keeps
+// the rest of a sequence as the printable text it is; Drop removes the
+// control characters only, keeping the rest of a sequence the same way.
+// Under every mode no ESC, C1, DEL or C0 control other than newline, tab
+// (and, with KeepCR, carriage return) survives.
 package sanitize
 
 import (
 	"strings"
 	"unicode/utf8"
+)
+
+// Mode is how a control sequence is made harmless (FR-OUT-02
+// "remove/neutralize", I-EXE-12).
+type Mode uint8
+
+// The modes.
+const (
+	// Remove removes every escape sequence whole (the reference).
+	Remove Mode = iota
+	// Neutralize replaces each control character by a visible symbol:
+	// a C0 control by its Control Pictures symbol (ESC as U+241B), DEL by
+	// U+2421; a C1 control is removed. The rest of an escape sequence
+	// stays as text.
+	Neutralize
+	// Drop removes each control character; the rest of an escape sequence
+	// stays as text.
+	Drop
 )
 
 type state uint8
@@ -30,6 +56,8 @@ type Stream struct {
 	// KeepCR keeps carriage returns, which are otherwise removed (Forge
 	// keeps them, as observed in its own code; I-EXE-12 allows both).
 	KeepCR bool
+	// Mode is how control sequences are made harmless.
+	Mode Mode
 
 	st      state
 	pending []byte // an incomplete UTF-8 sequence from the previous chunk
@@ -142,14 +170,21 @@ func (s *Stream) text(b *strings.Builder, r rune, invalid bool, raw string) {
 	switch {
 	case invalid:
 		b.WriteRune(utf8.RuneError) // an invalid byte is not text: replace it
+	case r == '\n' || r == '\t' || r == '\r' && s.KeepCR:
+		b.WriteRune(r)
+	case s.Mode != Remove && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f):
+		// a control character alone: the rest of its sequence is text
+		if s.Mode == Neutralize && r < 0x20 {
+			b.WriteRune(0x2400 + r)
+		} else if s.Mode == Neutralize && r == 0x7f {
+			b.WriteRune(0x2421)
+		}
 	case r == 0x1b:
 		s.st = esc
 	case r == 0x9b:
 		s.st = csi
 	case r == 0x90 || r == 0x9d || r == 0x98 || r == 0x9e || r == 0x9f:
 		s.st = str
-	case r == '\n' || r == '\t' || r == '\r' && s.KeepCR:
-		b.WriteRune(r)
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 		// other C0 (carriage return included), DEL and C1: removed
 	default:
@@ -164,20 +199,28 @@ func plainASCII(c byte) bool {
 }
 
 // String sanitizes one complete string.
-func String(s string) string {
-	if clean(s, false) {
-		return s
-	}
-	var st Stream
-	return st.Write(s) + st.Flush()
-}
+func String(s string) string { return Options{}.String(s) }
 
 // StringKeepingCR is String, except that carriage returns are kept.
-func StringKeepingCR(s string) string {
-	if clean(s, true) {
+func StringKeepingCR(s string) string { return Options{KeepCR: true}.String(s) }
+
+// Options are a sanitizer's choices where FR-OUT-02 leaves room
+// (I-EXE-12). The zero value is the reference's: sequences removed,
+// carriage returns removed.
+type Options struct {
+	KeepCR bool
+	Mode   Mode
+}
+
+// Stream returns a new stream with these options.
+func (o Options) Stream() *Stream { return &Stream{KeepCR: o.KeepCR, Mode: o.Mode} }
+
+// String sanitizes one complete string with these options.
+func (o Options) String(s string) string {
+	if clean(s, o.KeepCR) {
 		return s
 	}
-	st := Stream{KeepCR: true}
+	st := o.Stream()
 	return st.Write(s) + st.Flush()
 }
 

@@ -57,10 +57,40 @@ func TestNoControlSurvives(t *testing.T) {
 		b.WriteRune(rune(c))
 		b.WriteByte(byte(c))
 	}
-	out := String(b.String())
-	for _, r := range out {
-		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
-			t.Fatalf("control %U survived in %q", r, out)
+	for _, m := range []Mode{Remove, Neutralize, Drop} {
+		out := Options{Mode: m}.String(b.String())
+		for _, r := range out {
+			if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+				t.Fatalf("mode %d: control %U survived in %q", m, r, out)
+			}
+		}
+	}
+}
+
+// Neutralize and Drop keep the rest of a sequence as text; a sequence split
+// across chunks gives the same text as whole (I-EXE-12's readings).
+func TestModes(t *testing.T) {
+	in := "a\x1b[31mb\x1b]0;t\x07c\x00d\x7fe\u0085f\rg"
+	tests := []struct {
+		mode Mode
+		want string
+	}{
+		{Remove, "abcdefg"},
+		{Neutralize, "a␛[31mb␛]0;t␇c␀d␡ef␍g"},
+		{Drop, "a[31mb]0;tcdefg"},
+	}
+	for _, tc := range tests {
+		o := Options{Mode: tc.mode}
+		if got := o.String(in); got != tc.want {
+			t.Errorf("mode %d: %q, want %q", tc.mode, got, tc.want)
+		}
+		st := o.Stream()
+		var b strings.Builder
+		for _, r := range in {
+			b.WriteString(st.Write(string(r)))
+		}
+		if got := b.String() + st.Flush(); got != tc.want {
+			t.Errorf("mode %d, one rune per chunk: %q, want %q", tc.mode, got, tc.want)
 		}
 	}
 }

@@ -39,10 +39,21 @@ func DefaultDenylist() []string {
 // (a background grandchild may hold the pipes open).
 const pipeGrace = 500 * time.Millisecond
 
+// Options are run_command's readings where FR-TOOL-CMD-01 leaves room
+// (I-EXE-21). The zero value is the reference's.
+type Options struct {
+	// SkipBlankStderr appends stderr only when it holds more than white
+	// space (Forge's own code); the reference appends any non-empty
+	// stderr.
+	SkipBlankStderr bool
+}
+
 // Tool is run_command.
 type Tool struct {
 	// Environ is the environment to inherit; nil means os.Environ().
 	Environ func() []string
+	// Options are run_command's readings where the SRD leaves room.
+	Options Options
 }
 
 type args struct {
@@ -156,7 +167,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		return "", ctx.Err()
 	}
 	out := stdout.text()
-	if e := stderr.text(); e != "" {
+	if e := stderr.text(); e != "" && !(t.Options.SkipBlankStderr && strings.TrimSpace(e) == "") {
 		out += "\n\n[stderr]\n" + e
 	}
 	var exit *exec.ExitError

@@ -45,14 +45,14 @@ var Styles = map[string]lipgloss.Style{
 // build, the prompt's keys, the parse-only input line, and the channels
 // that carry the user's answers back to the engine (through UI).
 type Model struct {
-	st      *tui.State
-	w, h    int
-	frame   int
-	input   textinput.Model
-	ui      *UI
-	cancel  context.CancelFunc
-	now     func() time.Time
-	defects tui.Defects
+	st     *tui.State
+	w, h   int
+	frame  int
+	input  textinput.Model
+	ui     *UI
+	cancel context.CancelFunc
+	now    func() time.Time
+	look   tui.Look
 	// manual collects parse-only results until every pending call has one.
 	manual map[string]executor.ManualResult
 	err    string
@@ -66,7 +66,7 @@ type tickMsg struct{}
 
 // NewModel returns the model of the turn seq; cancel cancels the turn (the
 // user's cancel, FR-EXE-04). now may be nil (time.Now).
-func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time, d tui.Defects) *Model {
+func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time, look tui.Look) *Model {
 	if now == nil {
 		now = time.Now
 	}
@@ -75,8 +75,8 @@ func NewModel(seq int64, ui *UI, cancel context.CancelFunc, now func() time.Time
 	in.Placeholder = "/tool <id> <result>"
 	in.CharLimit = 1 << 16
 	st := tui.NewState(seq)
-	st.Keep = d.OutputLines
-	return &Model{st: st, w: 80, h: 24, input: in, ui: ui, cancel: cancel, now: now, defects: d,
+	st.Keep = look.OutputLines
+	return &Model{st: st, w: 80, h: 24, input: in, ui: ui, cancel: cancel, now: now, look: look,
 		manual: map[string]executor.ManualResult{}}
 }
 
@@ -222,7 +222,7 @@ func (m *Model) submit() {
 // Screen renders the model's current screen as plain rows and spans.
 func (m *Model) Screen() fcp.Screen {
 	return tui.Render(m.st, tui.View{Width: m.w, Height: m.h, Now: m.now(), Frame: m.frame, Input: m.input.Value(),
-		Defects: m.defects})
+		Look: m.look})
 }
 
 // View draws the screen with the span classes' styles.
@@ -305,8 +305,8 @@ type TurnFunc func(ctx context.Context, ui executor.UI) (executor.Outcome, error
 
 // Options configure Run.
 type Options struct {
-	Seq     int64
-	Defects tui.Defects
+	Seq  int64
+	Look tui.Look
 	// ProgramOptions are passed to tea.NewProgram (input, output, alt
 	// screen).
 	ProgramOptions []tea.ProgramOption
@@ -318,7 +318,7 @@ func Run(ctx context.Context, run TurnFunc, o Options) (executor.Outcome, error)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ui := NewUI()
-	m := NewModel(o.Seq, ui, cancel, nil, o.Defects)
+	m := NewModel(o.Seq, ui, cancel, nil, o.Look)
 	p := tea.NewProgram(m, o.ProgramOptions...)
 	ui.Attach(p)
 	type result struct {

@@ -37,7 +37,7 @@ func confirmLines() []fcp.TurnLine {
 // reaches the engine's Confirm.
 func TestModelPromptKeys(t *testing.T) {
 	ui := NewUI()
-	m := NewModel(1, ui, nil, func() time.Time { return time.Unix(0, 0) }, tui.Defects{})
+	m := NewModel(1, ui, nil, func() time.Time { return time.Unix(0, 0) }, tui.Look{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for _, l := range confirmLines() {
 		m.Update(eventMsg(l))
@@ -59,7 +59,7 @@ func TestModelPromptKeys(t *testing.T) {
 // once all are in; a wrong id is refused with a notice.
 func TestModelManualResults(t *testing.T) {
 	ui := NewUI()
-	m := NewModel(1, ui, nil, nil, tui.Defects{})
+	m := NewModel(1, ui, nil, nil, tui.Look{})
 	msg := func(m fcp.Message) fcp.TurnLine { return fcp.TurnLine{Event: fcp.EventMessage, Message: &m} }
 	for _, l := range []fcp.TurnLine{
 		{Event: fcp.EventModelRequest, Iteration: fcp.Int(0)},
