@@ -12,13 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
-	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/quote"
 )
@@ -146,6 +143,8 @@ type runFlags struct {
 	verbose, strict, goldenStrict                                    bool
 	// progress, when set, is told how the run goes (a terminal's line).
 	progress func(runner.Progress)
+	// data names directories replacing the embedded data.
+	data dataFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -175,6 +174,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
 	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
 	fs.StringVar(&f.srdDir, "srd-dir", "", "directory of the SRDs: failures quote their sentences (default $FORGE_CONFORM_SRD_DIR)")
+	f.data.register(fs)
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -204,26 +204,16 @@ type data struct {
 	corpus   *corpus.Corpus
 	specs    *spec.Set
 	fixtures map[string]*fixture.Fixture
+	// goldens are the golden files; review the review marks.
+	goldens fs.FS
+	review  *spec.Review
 }
 
-func loadData() (*data, error) {
-	c, err := corpus.LoadTrusted(cases.FS)
-	if err != nil {
-		return nil, fmt.Errorf("loading cases: %w", err)
-	}
-	s, err := spec.Load()
-	if err != nil {
-		return nil, fmt.Errorf("loading catalogs: %w", err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		return nil, fmt.Errorf("loading fixtures: %w", err)
-	}
-	return &data{corpus: c, specs: s, fixtures: fx}, nil
-}
+// loadData reads the embedded data (dataFlags.load with no directories).
+func loadData() (*data, error) { return (&dataFlags{}).load() }
 
 func (f *runFlags) options(d *data) (runner.Options, error) {
-	o := runner.Options{Progress: f.progress, Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
+	o := runner.Options{Progress: f.progress, Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: d.goldens, Review: d.review,
 		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout, Config: json.RawMessage(f.config),
 		StopAfter: stopAfter}
 	if f.binary != "" {
@@ -349,7 +339,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 }
 
 func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
-	d, err := loadData()
+	d, err := f.data.load()
 	if err != nil {
 		return nil, err
 	}
