@@ -14,6 +14,7 @@ import (
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/spec"
+	"github.com/forge-conform/forge-conform/spec/evolve"
 )
 
 // dataFlags name directories that replace the embedded catalogs, corpus
@@ -137,4 +138,17 @@ func (f *dataFlags) load() (*data, error) {
 		return nil, fmt.Errorf("loading review marks: %w", err)
 	}
 	return &data{corpus: c, specs: s, fixtures: fx, goldens: f.goldenFS(), review: rv}, nil
+}
+
+// goldenPath is the golden directory as reports name it.
+func (f *dataFlags) goldenPath() string {
+	if f.goldenDir != "" {
+		return f.goldenDir
+	}
+	return "golden"
+}
+
+// sources are the data a requirement's impact is looked up in.
+func (d *data) sources(f *dataFlags) evolve.Sources {
+	return evolve.Sources{Corpus: d.corpus, Specs: d.specs, Goldens: d.goldens, Interpretations: f.interpretations()}
 }

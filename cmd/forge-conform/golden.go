@@ -97,12 +97,12 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	f := runFlags{jobs: 2, run: runGlobs, config: *config}
 	if *affected {
-		names, err := affectedCases(d, &df, srds, runGlobs, stdout)
+		names, err := affectedCases(d, *dir, srds, runGlobs, stdout)
 		if err != nil {
 			return exitHarness, err
 		}
 		if len(names) == 0 {
-			fmt.Fprintf(stdout, "golden: no affected case (no review mark%s): nothing to regenerate\n", map[bool]string{true: ", no case naming a changed ID", false: ""}[len(srds) > 0])
+			fmt.Fprintf(stdout, "golden: no affected case (no review mark, no case without a golden%s): nothing to regenerate\n", map[bool]string{true: ", no case resting on a changed ID", false: ""}[len(srds) > 0])
 			return exitOK, nil
 		}
 		f.run = names

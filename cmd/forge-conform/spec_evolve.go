@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // printChanges prints what spec check found: added and removed IDs, then
 // the requirements whose anchored sentence changed, is lost or moved; for
 // each changed or removed one, what rests on it.
-func printChanges(w io.Writer, changes []evolve.Change, d *data, interp []byte) {
+func printChanges(w io.Writer, changes []evolve.Change, src evolve.Sources, goldenDir string) {
 	for _, ch := range changes {
 		id := ch.ID
 		switch ch.Kind {
@@ -35,13 +36,23 @@ func printChanges(w io.Writer, changes []evolve.Change, d *data, interp []byte) 
 				printAnchorProblem(w, spec.AnchorProblem{Spec: ch.Spec, ID: id, Result: p})
 			}
 		}
-		printImpact(w, evolve.Affected(d.corpus, d.goldens, interp, ch.Spec, id))
+		printImpact(w, src.Affected(ch.Spec, id, changedText(ch)), goldenDir)
 	}
+}
+
+// changedText is the sentence of a changed requirement now (the texts of
+// its anchors that still resolve).
+func changedText(ch evolve.Change) string {
+	var ts []string
+	for _, p := range ch.Problems {
+		ts = append(ts, p.Text)
+	}
+	return strings.Join(ts, " ")
 }
 
 // printImpact lists the cases, goldens and interpretations resting on a
 // changed or removed requirement.
-func printImpact(w io.Writer, im evolve.Impact) {
+func printImpact(w io.Writer, im evolve.Impact, goldenDir string) {
 	if im.Empty() {
 		fmt.Fprintf(w, "      rests on it: no case, golden or interpretation\n")
 		return
@@ -52,7 +63,14 @@ func printImpact(w io.Writer, im evolve.Impact) {
 		}
 	}
 	list("cases", im.Cases)
-	list("goldens", im.Goldens)
+	if len(im.Defaults) > 0 {
+		list("cases relying on the built-in "+strings.Join(im.Keys, ", "), im.Defaults)
+	}
+	var goldens []string
+	for _, g := range im.Goldens {
+		goldens = append(goldens, filepath.Join(goldenDir, g))
+	}
+	list("goldens", goldens)
 	list("interpretations", im.Interpretations)
 }
 
@@ -97,7 +115,7 @@ func cmdSpecDiff(args []string, stdout io.Writer) (int, error) {
 	if c == nil {
 		return exitHarness, fmt.Errorf("spec diff: no catalog covers %s; add spec/catalog/NAME.json first", files[0])
 	}
-	interp := df.interpretations()
+	src := d.sources(&df)
 	v := func(text []byte) string {
 		if s := spec.DocumentVersion(string(text)); s != "" {
 			return "v" + s
@@ -134,7 +152,7 @@ func cmdSpecDiff(args []string, stdout io.Writer) (int, error) {
 				fmt.Fprintf(stdout, "    value: %s\n", vc)
 			}
 		}
-		printImpact(stdout, evolve.Affected(d.corpus, d.goldens, interp, sd.Spec, sd.ID))
+		printImpact(stdout, src.Affected(sd.Spec, sd.ID, sd.Old+" "+sd.New), df.goldenPath())
 	}
 	if len(diffs) > 0 {
 		return exitFailed, nil
@@ -194,7 +212,7 @@ func cmdSpecUpdate(args []string, stdout io.Writer) (int, error) {
 		case evolve.Moved:
 			continue
 		}
-		for _, name := range evolve.Affected(d.corpus, nil, nil, ch.Spec, ch.ID).Cases {
+		for _, name := range (evolve.Sources{Corpus: d.corpus, Specs: set}).Affected(ch.Spec, ch.ID, changedText(ch)).All() {
 			ref := ch.ID // as the case names it
 			if caseSpec, _, _ := strings.Cut(name, "/"); caseSpec != ch.Spec {
 				ref = ch.Spec + ":" + ch.ID
@@ -317,11 +335,17 @@ func cmdSpecReview(args []string, stdout io.Writer) (int, error) {
 }
 
 // affectedCases lists, by full name, the cases whose goldens `golden
-// update --affected` regenerates: those marked for review, and those
-// naming an ID whose sentence one of srds changed or removed; with globs,
+// update --affected` regenerates: those marked for review, those resting
+// on an ID whose sentence one of srds changed or removed, and those
+// without a golden file in goldenDir (new cases); with globs,
 // only those --run selects too. It prints each with why.
-func affectedCases(d *data, df *dataFlags, srds, globs []string, stdout io.Writer) ([]string, error) {
+func affectedCases(d *data, goldenDir string, srds, globs []string, stdout io.Writer) ([]string, error) {
 	why := map[string][]string{}
+	for _, c := range d.corpus.Cases {
+		if _, err := os.Stat(filepath.Join(goldenDir, c.Spec, c.Name+".golden")); err != nil {
+			why[c.FullName()] = append(why[c.FullName()], "no golden yet")
+		}
+	}
 	for _, m := range d.review.Marks {
 		why[m.Case] = append(why[m.Case], m.Label())
 	}
@@ -338,7 +362,7 @@ func affectedCases(d *data, df *dataFlags, srds, globs []string, stdout io.Write
 			if ch.Kind == evolve.Added || ch.Kind == evolve.Moved {
 				continue
 			}
-			for _, n := range evolve.Affected(d.corpus, nil, nil, ch.Spec, ch.ID).Cases {
+			for _, n := range (evolve.Sources{Corpus: d.corpus, Specs: d.specs}).Affected(ch.Spec, ch.ID, changedText(ch)).All() {
 				why[n] = append(why[n], fmt.Sprintf("%s %s in %s", ch.ID, ch.Kind, p))
 			}
 		}
@@ -353,9 +377,9 @@ func affectedCases(d *data, df *dataFlags, srds, globs []string, stdout io.Write
 		out = append(out, n)
 		fmt.Fprintf(stdout, "affected %s: %s\n", n, strings.Join(why[n], "; "))
 	}
-	for n := range why {
-		if d.corpus.Find(n) == nil {
-			fmt.Fprintf(stdout, "affected %s: no such case (a stale review mark: `forge-conform spec review --clear %s`)\n", n, n)
+	for _, m := range d.review.Marks {
+		if d.corpus.Find(m.Case) == nil {
+			fmt.Fprintf(stdout, "affected %s: no such case (a stale review mark: `forge-conform spec review --clear %s`)\n", m.Case, m.Case)
 		}
 	}
 	return out, nil

@@ -51,7 +51,6 @@ func cmdSpecCheck(args []string, stdout io.Writer) (int, error) {
 		return exitHarness, err
 	}
 	set := d.specs
-	interp := df.interpretations()
 	code := exitOK
 	for _, path := range srds {
 		text, err := os.ReadFile(path)
@@ -73,7 +72,7 @@ func cmdSpecCheck(args []string, stdout io.Writer) (int, error) {
 		}
 		code = exitFailed
 		fmt.Fprintf(stdout, "%s: catalog %s differs%s\n", path, c.Spec, strings.Replace(versions, ", ", " (", 1)+closeParen(versions))
-		printChanges(stdout, changes, d, interp)
+		printChanges(stdout, changes, d.sources(&df), df.goldenPath())
 	}
 	return code, nil
 }
@@ -108,7 +107,7 @@ func printAnchorProblem(w io.Writer, p spec.AnchorProblem) {
 	a := p.Anchor
 	switch p.Status {
 	case anchor.Changed:
-		fmt.Fprintf(w, "  ! %s  changed: its sentence in %s reads differently (fingerprint %s, catalog has %s); re-read it, update the requirement, then `forge-conform spec anchor --srd FILE --write`\n",
+		fmt.Fprintf(w, "  ! %s  changed: its sentence in %s reads differently (fingerprint %s, catalog has %s); re-read it (`forge-conform spec diff OLD NEW`), update the requirement, then `forge-conform spec update --srd FILE`\n",
 			p.ID, a, p.Fingerprint, a.Fingerprint)
 		fmt.Fprintf(w, "      now: %s\n", p.Text)
 	default:

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,6 +99,11 @@ func Changes(set *spec.Set, c *spec.Catalog, text string) []Change {
 type Impact struct {
 	// Cases are the full names of the cases naming the ID.
 	Cases []string
+	// Keys are the configuration keys a changed CFG-* requirement's
+	// sentence names (`max_entries`), and Defaults the cases of its
+	// catalog's tools that set none of them: they rely on the built-in
+	// value the sentence may have changed.
+	Keys, Defaults []string
 	// Goldens are the golden files of those cases that exist, as paths
 	// of the golden tree (<spec>/<case>.golden).
 	Goldens []string
@@ -108,33 +114,58 @@ type Impact struct {
 
 // Empty reports whether nothing rests on the requirement.
 func (im Impact) Empty() bool {
-	return len(im.Cases) == 0 && len(im.Goldens) == 0 && len(im.Interpretations) == 0
+	return len(im.Cases) == 0 && len(im.Defaults) == 0 && len(im.Goldens) == 0 && len(im.Interpretations) == 0
+}
+
+// All lists the cases naming the ID, then those relying on a default.
+func (im Impact) All() []string { return append(append([]string(nil), im.Cases...), im.Defaults...) }
+
+// Sources are what a requirement's impact is looked up in.
+type Sources struct {
+	Corpus *corpus.Corpus
+	Specs  *spec.Set
+	// Goldens is the golden tree (nil: goldens are not listed).
+	Goldens fs.FS
+	// Interpretations is INTERPRETATIONS.md (nil: none).
+	Interpretations []byte
 }
 
 // Affected finds what rests on requirement id of catalog specName: the
-// cases of cp naming it ("spec:ID" from another catalog), their golden
-// files in goldens (nil: none listed), and the interpretations of those
-// cases and of interp (INTERPRETATIONS.md) citing the ID.
-func Affected(cp *corpus.Corpus, goldens fs.FS, interp []byte, specName, id string) Impact {
+// cases naming it ("spec:ID" from another catalog); for a configuration
+// requirement (CFG-*) whose sentence names keys in code spans, the cases
+// of the catalog's tools that set none of those keys in their arguments or
+// configuration (they rely on the built-in value); the golden files of
+// all those cases; and the interpretations of those cases and of
+// INTERPRETATIONS.md citing the ID.
+func (src Sources) Affected(specName, id, sentence string) Impact {
 	var im Impact
 	interps := map[string]bool{}
-	for _, c := range cp.Cases {
-		if !names(c, specName, id) {
+	var tools []string
+	if c := src.Specs.Catalogs[specName]; c != nil && strings.HasPrefix(id, "CFG-") {
+		im.Keys = configKeys(sentence)
+		tools = c.Tools
+	}
+	for _, c := range src.Corpus.Cases {
+		switch {
+		case names(c, specName, id):
+			im.Cases = append(im.Cases, c.FullName())
+		case len(im.Keys) > 0 && (c.Spec == specName || slices.Contains(tools, c.Tool)) && c.Tool != "" && !setsAny(c, im.Keys):
+			im.Defaults = append(im.Defaults, c.FullName())
+		default:
 			continue
 		}
-		im.Cases = append(im.Cases, c.FullName())
 		for _, i := range c.Interpretations {
 			interps[i] = true
 		}
-		if goldens == nil {
+		if src.Goldens == nil {
 			continue
 		}
 		name := path.Join(c.Spec, c.Name+".golden")
-		if _, err := fs.Stat(goldens, name); err == nil {
+		if _, err := fs.Stat(src.Goldens, name); err == nil {
 			im.Goldens = append(im.Goldens, name)
 		}
 	}
-	for _, i := range Citing(interp, id) {
+	for _, i := range Citing(src.Interpretations, id) {
 		interps[i] = true
 	}
 	for i := range interps {
@@ -142,6 +173,38 @@ func Affected(cp *corpus.Corpus, goldens fs.FS, interp []byte, specName, id stri
 	}
 	sort.Strings(im.Interpretations)
 	return im
+}
+
+var codeSpan = regexp.MustCompile("`([a-z][a-z0-9_]*)`")
+
+// configKeys are the key-like code spans of a sentence.
+func configKeys(sentence string) []string {
+	var out []string
+	for _, m := range codeSpan.FindAllStringSubmatch(sentence, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// setsAny reports whether a case's arguments or configuration (its own or
+// a before step's) name one of keys.
+func setsAny(c *corpus.Case, keys []string) bool {
+	raws := [][]byte{c.Args, c.Config}
+	for _, st := range c.Before {
+		if st.Call != nil {
+			raws = append(raws, st.Call.Args)
+		}
+	}
+	for _, raw := range raws {
+		for _, k := range keys {
+			if strings.Contains(string(raw), `"`+k+`"`) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func names(c *corpus.Case, specName, id string) bool {
