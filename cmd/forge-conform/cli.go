@@ -93,13 +93,19 @@ const topUsage = `usage:
   forge-conform trace [run flags]            ID -> cases -> status, Ginkgo specs and ID scripts
   forge-conform matrix --binary A --binary B [run flags] [--report-html F] [--report-md F]
                                              several implementations side by side, a row per ID
-  forge-conform golden update [--dir DIR]    regenerate golden files from the reference
+  forge-conform golden update [--dir DIR] [--affected]  regenerate golden files from the reference (--affected: only of cases
+                                             marked for review, resting on a changed --srd sentence, or new)
   forge-conform ref [--mutant NAME] [--policy K=V] [--reading I=NAME]  serve the reference over FCP/1
   forge-conform readings [--forge]           the readings the SRDs allow that the reference can take
   forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
   forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs and anchored sentences
   forge-conform spec anchor --srd FILE [--set ID=SEC:N[-M],..] [--write]  fill/refresh a catalog's anchors
   forge-conform spec sentences --srd FILE [--section KEY]  an SRD's sections and numbered sentences
+  forge-conform spec diff OLD.md NEW.md      per requirement, its sentence in two revisions of an SRD (word diff)
+                                             and what rests on it
+  forge-conform spec update --srd FILE       take a revised SRD into its catalog (anchors, version) and mark the
+                                             cases resting on changed sentences for review
+  forge-conform spec review [--clear CASE|--all]  list or clear review marks (spec/review.jsonl)
   forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
 
 run flags:
@@ -112,6 +118,9 @@ run flags:
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
+  --spec-dir DIR, --cases-dir DIR, --golden-dir DIR
+                        catalogs (a copy of spec/), cases (of conformance/cases/) and goldens (of golden/)
+                        to use instead of the embedded ones; also for the spec and golden commands
   --srd-dir DIR         the SRDs: each failure quotes the sentence of its IDs (default $FORGE_CONFORM_SRD_DIR;
                         without, the catalog's summary and where the sentence is)
   --report-json FILE    JSON report ("-" for stdout)

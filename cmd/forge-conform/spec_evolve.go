@@ -152,7 +152,7 @@ func cmdSpecDiff(args []string, stdout io.Writer) (int, error) {
 				fmt.Fprintf(stdout, "    value: %s\n", vc)
 			}
 		}
-		printImpact(stdout, src.Affected(sd.Spec, sd.ID, sd.Old+" "+sd.New), df.goldenPath())
+		printImpact(stdout, src.Affected(sd.Spec, sd.ID, keyText(sd)), df.goldenPath())
 	}
 	if len(diffs) > 0 {
 		return exitFailed, nil
@@ -383,4 +383,14 @@ func affectedCases(d *data, goldenDir string, srds, globs []string, stdout io.Wr
 		}
 	}
 	return out, nil
+}
+
+// keyText is the text whose configuration keys a changed sentence is
+// about: its changed words when they name one (`max_entries=200` ->
+// `max_entries=100` is about max_entries alone), else the whole sentence.
+func keyText(sd evolve.SentenceDiff) string {
+	if t := evolve.ChangedText(sd.Ops); strings.Contains(t, "`") {
+		return t
+	}
+	return sd.Old + " " + sd.New
 }

@@ -175,7 +175,7 @@ func (src Sources) Affected(specName, id, sentence string) Impact {
 	return im
 }
 
-var codeSpan = regexp.MustCompile("`([a-z][a-z0-9_]*)`")
+var codeSpan = regexp.MustCompile("`([a-z][a-z0-9_]*)(?:\\s*[=:][^`]*)?`")
 
 // configKeys are the key-like code spans of a sentence.
 func configKeys(sentence string) []string {

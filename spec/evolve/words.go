@@ -101,3 +101,15 @@ func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0
 func trimPunct(s string) string {
 	return strings.TrimRightFunc(s, func(r rune) bool { return r == '.' || r == ',' || r == ';' || r == ')' })
 }
+
+// ChangedText is the words of ops' changed stretches (removed and added),
+// joined by spaces: what a sentence's change is about.
+func ChangedText(ops []Op) string {
+	var ws []string
+	for _, op := range ops {
+		if op.Kind != ' ' {
+			ws = append(ws, op.Words...)
+		}
+	}
+	return strings.Join(ws, " ")
+}
