@@ -100,6 +100,21 @@ func (f *dataFlags) loadReview() (*spec.Review, error) {
 	return spec.ParseReview(raw)
 }
 
+// loadReviewFile reads the review marks a writing command updates: the
+// file it writes (spec/review.jsonl from the repository root, or under
+// --spec-dir) when it exists, so a binary built before the last `spec
+// update` or `spec review --clear` works on the marks as they are now.
+func (f *dataFlags) loadReviewFile() (*spec.Review, error) {
+	raw, err := os.ReadFile(f.specPath(spec.ReviewFile))
+	switch {
+	case err == nil:
+		return spec.ParseReview(raw)
+	case errors.Is(err, fs.ErrNotExist):
+		return f.loadReview()
+	}
+	return nil, err
+}
+
 // interpretations is INTERPRETATIONS.md (nil when absent).
 func (f *dataFlags) interpretations() []byte {
 	md, _ := fs.ReadFile(f.specFS(), "INTERPRETATIONS.md")

@@ -97,6 +97,9 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	f := runFlags{jobs: 2, run: runGlobs, config: *config}
 	if *affected {
+		if d.review, err = df.loadReviewFile(); err != nil {
+			return exitHarness, err
+		}
 		names, err := affectedCases(d, *dir, srds, runGlobs, stdout)
 		if err != nil {
 			return exitHarness, err

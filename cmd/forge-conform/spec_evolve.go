@@ -191,6 +191,9 @@ func cmdSpecUpdate(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitHarness, err
 	}
+	if d.review, err = df.loadReviewFile(); err != nil {
+		return exitHarness, err
+	}
 	set := d.specs
 	c := set.ForDocument(srdPath, string(text))
 	if c == nil {
@@ -303,7 +306,7 @@ func cmdSpecReview(args []string, stdout io.Writer) (int, error) {
 	if err := df.check(); err != nil {
 		return exitHarness, err
 	}
-	rv, err := df.loadReview()
+	rv, err := df.loadReviewFile()
 	if err != nil {
 		return exitHarness, err
 	}
