@@ -175,7 +175,9 @@ func cmdSpecUpdate(args []string, stdout io.Writer) (int, error) {
 	fs := newFlagSet("spec update")
 	var srdPath string
 	var df dataFlags
+	var was string
 	fs.StringVar(&srdPath, "srd", "", "the revised SRD file")
+	fs.StringVar(&was, "was", "", "the revision the catalog is anchored to: narrows a changed CFG-* requirement's cases to the keys its changed words name")
 	df.register(fs)
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
@@ -201,6 +203,10 @@ func cmdSpecUpdate(args []string, stdout io.Writer) (int, error) {
 	}
 	version := spec.DocumentVersion(string(text))
 	changes := evolve.Changes(set, c, string(text))
+	keys, err := keyTexts(set, c, was, string(text))
+	if err != nil {
+		return exitHarness, err
+	}
 
 	// What rests on each changed or removed requirement gets a mark.
 	marks := map[string]*spec.ReviewMark{}
@@ -215,7 +221,11 @@ func cmdSpecUpdate(args []string, stdout io.Writer) (int, error) {
 		case evolve.Moved:
 			continue
 		}
-		for _, name := range (evolve.Sources{Corpus: d.corpus, Specs: set}).Affected(ch.Spec, ch.ID, changedText(ch)).All() {
+		kt, ok := keys[ch.Spec+":"+ch.ID]
+		if !ok {
+			kt = changedText(ch)
+		}
+		for _, name := range (evolve.Sources{Corpus: d.corpus, Specs: set}).Affected(ch.Spec, ch.ID, kt).All() {
 			ref := ch.ID // as the case names it
 			if caseSpec, _, _ := strings.Cut(name, "/"); caseSpec != ch.Spec {
 				ref = ch.Spec + ":" + ch.ID
@@ -396,4 +406,22 @@ func keyText(sd evolve.SentenceDiff) string {
 		return t
 	}
 	return sd.Old + " " + sd.New
+}
+
+// keyTexts maps "spec:ID" to the text whose configuration keys a change
+// is about (keyText), from the word diff of the old revision was (if
+// given) and text; without was, nil.
+func keyTexts(set *spec.Set, c *spec.Catalog, was, text string) (map[string]string, error) {
+	if was == "" {
+		return nil, nil
+	}
+	old, err := os.ReadFile(was)
+	if err != nil {
+		return nil, fmt.Errorf("--was: %w", err)
+	}
+	out := map[string]string{}
+	for _, sd := range evolve.Diff(set, c, string(old), text) {
+		out[sd.Spec+":"+sd.ID] = keyText(sd)
+	}
+	return out, nil
 }

@@ -101,8 +101,8 @@ type Impact struct {
 	Cases []string
 	// Keys are the configuration keys a changed CFG-* requirement's
 	// sentence names (`max_entries`), and Defaults the cases of its
-	// catalog's tools that set none of them: they rely on the built-in
-	// value the sentence may have changed.
+	// catalog's tools that leave one of them unset: they rely on the
+	// built-in value the sentence may have changed.
 	Keys, Defaults []string
 	// Goldens are the golden files of those cases that exist, as paths
 	// of the golden tree (<spec>/<case>.golden).
@@ -133,8 +133,10 @@ type Sources struct {
 // Affected finds what rests on requirement id of catalog specName: the
 // cases naming it ("spec:ID" from another catalog); for a configuration
 // requirement (CFG-*) whose sentence names keys in code spans, the cases
-// of the catalog's tools that set none of those keys in their arguments or
-// configuration (they rely on the built-in value); the golden files of
+// of the catalog's tools that leave one of those keys unset in their
+// arguments and configuration (they rely on its built-in value); pass the
+// changed words rather than the whole sentence to narrow the keys to those
+// it changed (see ChangedText); the golden files of
 // all those cases; and the interpretations of those cases and of
 // INTERPRETATIONS.md citing the ID.
 func (src Sources) Affected(specName, id, sentence string) Impact {
@@ -149,7 +151,7 @@ func (src Sources) Affected(specName, id, sentence string) Impact {
 		switch {
 		case names(c, specName, id):
 			im.Cases = append(im.Cases, c.FullName())
-		case len(im.Keys) > 0 && (c.Spec == specName || slices.Contains(tools, c.Tool)) && c.Tool != "" && !setsAny(c, im.Keys):
+		case len(im.Keys) > 0 && (c.Spec == specName || slices.Contains(tools, c.Tool)) && c.Tool != "" && !setsAll(c, im.Keys):
 			im.Defaults = append(im.Defaults, c.FullName())
 		default:
 			continue
@@ -188,23 +190,26 @@ func configKeys(sentence string) []string {
 	return out
 }
 
-// setsAny reports whether a case's arguments or configuration (its own or
-// a before step's) name one of keys.
-func setsAny(c *corpus.Case, keys []string) bool {
+// setsAll reports whether a case's arguments or configuration (its own or
+// a before step's) name every one of keys: otherwise it relies on the
+// built-in value of one.
+func setsAll(c *corpus.Case, keys []string) bool {
 	raws := [][]byte{c.Args, c.Config}
 	for _, st := range c.Before {
 		if st.Call != nil {
 			raws = append(raws, st.Call.Args)
 		}
 	}
-	for _, raw := range raws {
-		for _, k := range keys {
-			if strings.Contains(string(raw), `"`+k+`"`) {
-				return true
-			}
+	for _, k := range keys {
+		set := false
+		for _, raw := range raws {
+			set = set || strings.Contains(string(raw), `"`+k+`"`)
+		}
+		if !set {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func names(c *corpus.Case, specName, id string) bool {
