@@ -85,3 +85,12 @@ func (t *textWriter) versions(run *runner.Run) {
 	}
 	t.printf("SRD versions: %s\n", strings.Join(parts, ", "))
 }
+
+// withReview adds a marked case's review mark to its JUnit properties
+// ("review": the label).
+func withReview(p *junitProperties, r *runner.Result) *junitProperties {
+	if r.Review != nil {
+		p.Props = append(p.Props, junitProperty{Name: "review", Value: r.Review.Label()})
+	}
+	return p
+}

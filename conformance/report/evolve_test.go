@@ -81,3 +81,13 @@ func TestJSONReviewAndVersions(t *testing.T) {
 		t.Errorf("the JSON report does not match spec/report.schema.json: %v", err)
 	}
 }
+
+func TestJUnitReview(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.JUnit(&buf, reviewRun()); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<property name="review" value="unreviewed since SRD v1.1 (CFG-SL-01 changed)"></property>`; !strings.Contains(buf.String(), want) {
+		t.Errorf("the JUnit report lacks %s:\n%s", want, buf.String())
+	}
+}

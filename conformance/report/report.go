@@ -269,7 +269,7 @@ func JUnit(w io.Writer, run *runner.Run) error {
 			order = append(order, r.Case.Spec)
 		}
 		jc := junitCase{Name: r.Case.Name, Classname: r.Case.Spec, Time: r.Duration.Seconds(), SystemErr: xmlSafe(r.Stderr),
-			Properties: junitProps(r.Case, run.Conflicts), SystemOut: xmlSafe(softFailures(r))}
+			Properties: withReview(junitProps(r.Case, run.Conflicts), r), SystemOut: xmlSafe(softFailures(r))}
 		warnings[r.Case.Spec] += len(r.Warnings)
 		notes[r.Case.Spec] += len(r.Notes)
 		switch r.Status {
