@@ -54,10 +54,13 @@ type Requirement struct {
 
 // Catalog is the catalog of one specification document.
 type Catalog struct {
-	Spec     string   `json:"spec"`
-	Document string   `json:"document"`
-	Title    string   `json:"title"`
-	Tools    []string `json:"tools"`
+	Spec     string `json:"spec"`
+	Document string `json:"document"`
+	Title    string `json:"title"`
+	// Version is the SRD revision the catalog's anchors were taken from,
+	// as the document states it (DocumentVersion; "" when it states none).
+	Version string   `json:"version"`
+	Tools   []string `json:"tools"`
 	// MutatingTools are the tools of the spec that change files; their
 	// cases each get a fresh copy of their fixture.
 	MutatingTools []string      `json:"mutating_tools,omitempty"`

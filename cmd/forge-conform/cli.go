@@ -12,13 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
-	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/quote"
 )
@@ -96,13 +93,19 @@ const topUsage = `usage:
   forge-conform trace [run flags]            ID -> cases -> status, Ginkgo specs and ID scripts
   forge-conform matrix --binary A --binary B [run flags] [--report-html F] [--report-md F]
                                              several implementations side by side, a row per ID
-  forge-conform golden update [--dir DIR]    regenerate golden files from the reference
+  forge-conform golden update [--dir DIR] [--affected]  regenerate golden files from the reference (--affected: only of cases
+                                             marked for review, resting on a changed --srd sentence, or new)
   forge-conform ref [--mutant NAME] [--policy K=V] [--reading I=NAME]  serve the reference over FCP/1
   forge-conform readings [--forge]           the readings the SRDs allow that the reference can take
   forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
   forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs and anchored sentences
   forge-conform spec anchor --srd FILE [--set ID=SEC:N[-M],..] [--write]  fill/refresh a catalog's anchors
   forge-conform spec sentences --srd FILE [--section KEY]  an SRD's sections and numbered sentences
+  forge-conform spec diff OLD.md NEW.md      per requirement, its sentence in two revisions of an SRD (word diff)
+                                             and what rests on it
+  forge-conform spec update --srd FILE       take a revised SRD into its catalog (anchors, version) and mark the
+                                             cases resting on changed sentences for review
+  forge-conform spec review [--clear CASE|--all]  list or clear review marks (spec/review.jsonl)
   forge-conform show CASE [--requests DIR]   a case: doc, fixture, requests, expectation, golden
 
 run flags:
@@ -115,6 +118,9 @@ run flags:
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
+  --spec-dir DIR, --cases-dir DIR, --golden-dir DIR
+                        catalogs (a copy of spec/), cases (of conformance/cases/) and goldens (of golden/)
+                        to use instead of the embedded ones; also for the spec and golden commands
   --srd-dir DIR         the SRDs: each failure quotes the sentence of its IDs (default $FORGE_CONFORM_SRD_DIR;
                         without, the catalog's summary and where the sentence is)
   --report-json FILE    JSON report ("-" for stdout)
@@ -146,6 +152,8 @@ type runFlags struct {
 	verbose, strict, goldenStrict                                    bool
 	// progress, when set, is told how the run goes (a terminal's line).
 	progress func(runner.Progress)
+	// data names directories replacing the embedded data.
+	data dataFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -175,6 +183,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
 	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
 	fs.StringVar(&f.srdDir, "srd-dir", "", "directory of the SRDs: failures quote their sentences (default $FORGE_CONFORM_SRD_DIR)")
+	f.data.register(fs)
 }
 
 func newFlagSet(name string) *flag.FlagSet {
@@ -204,26 +213,16 @@ type data struct {
 	corpus   *corpus.Corpus
 	specs    *spec.Set
 	fixtures map[string]*fixture.Fixture
+	// goldens are the golden files; review the review marks.
+	goldens fs.FS
+	review  *spec.Review
 }
 
-func loadData() (*data, error) {
-	c, err := corpus.LoadTrusted(cases.FS)
-	if err != nil {
-		return nil, fmt.Errorf("loading cases: %w", err)
-	}
-	s, err := spec.Load()
-	if err != nil {
-		return nil, fmt.Errorf("loading catalogs: %w", err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		return nil, fmt.Errorf("loading fixtures: %w", err)
-	}
-	return &data{corpus: c, specs: s, fixtures: fx}, nil
-}
+// loadData reads the embedded data (dataFlags.load with no directories).
+func loadData() (*data, error) { return (&dataFlags{}).load() }
 
 func (f *runFlags) options(d *data) (runner.Options, error) {
-	o := runner.Options{Progress: f.progress, Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS,
+	o := runner.Options{Progress: f.progress, Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: d.goldens, Review: d.review,
 		Mode: f.mode, RunAs: f.runAs, Jobs: f.jobs, Timeout: f.timeout, Config: json.RawMessage(f.config),
 		StopAfter: stopAfter}
 	if f.binary != "" {
@@ -349,7 +348,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 }
 
 func execute(ctx context.Context, f *runFlags) (*runner.Run, error) {
-	d, err := loadData()
+	d, err := f.data.load()
 	if err != nil {
 		return nil, err
 	}

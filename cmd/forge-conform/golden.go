@@ -68,23 +68,48 @@ func policyRuns(ctx context.Context, opts runner.Options) ([]*runner.Result, err
 // pass: a golden records verified behaviour, never a guess.
 func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	if len(args) == 0 || args[0] != "update" {
-		return exitHarness, usageError{"golden: want `golden update [--dir DIR] [--run GLOB]`"}
+		return exitHarness, usageError{"golden: want `golden update [--dir DIR] [--run GLOB] [--affected [--srd FILE]]`"}
 	}
 	fset := newFlagSet("golden update")
 	dir := fset.String("dir", "golden", "golden directory of the repository")
-	var runGlobs multi
+	var runGlobs, srds multi
+	var df dataFlags
 	fset.Var(&runGlobs, "run", "glob")
+	affected := fset.Bool("affected", false, "only the goldens of affected cases: marked for review (spec review), or naming an ID whose sentence an --srd changed")
+	fset.Var(&srds, "srd", "with --affected: a revised SRD; cases naming an ID whose sentence it changed or removed are affected (repeatable)")
+	config := fset.String("config", "", "JSON object merged over every case's config (as the run flag)")
+	df.register(fset)
 	if err := parse(fset, args[1:]); err != nil {
 		return exitHarness, err
+	}
+	if df.goldenDir != "" {
+		*dir = df.goldenDir
+	}
+	if len(srds) > 0 && !*affected {
+		return exitHarness, usageError{"golden update: --srd selects affected cases: add --affected"}
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return exitHarness, fmt.Errorf("golden directory %q not found: run from the repository root or pass --dir", *dir)
 	}
-	d, err := loadData()
+	d, err := df.load()
 	if err != nil {
 		return exitHarness, err
 	}
-	f := runFlags{jobs: 2, run: runGlobs}
+	f := runFlags{jobs: 2, run: runGlobs, config: *config}
+	if *affected {
+		if d.review, err = df.loadReviewFile(); err != nil {
+			return exitHarness, err
+		}
+		names, err := affectedCases(d, *dir, srds, runGlobs, stdout)
+		if err != nil {
+			return exitHarness, err
+		}
+		if len(names) == 0 {
+			fmt.Fprintf(stdout, "golden: no affected case (no review mark, no case without a golden%s): nothing to regenerate\n", map[bool]string{true: ", no case resting on a changed ID", false: ""}[len(srds) > 0])
+			return exitOK, nil
+		}
+		f.run = names
+	}
 	opts, err := f.options(d)
 	if err != nil {
 		return exitHarness, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/anchor"
+	"github.com/forge-conform/forge-conform/spec/evolve"
 )
 
 func cmdSpec(args []string, stdout io.Writer) (int, error) {
@@ -22,25 +23,34 @@ func cmdSpec(args []string, stdout io.Writer) (int, error) {
 			return cmdSpecAnchor(args[1:], stdout)
 		case "sentences":
 			return cmdSpecSentences(args[1:], stdout)
+		case "diff":
+			return cmdSpecDiff(args[1:], stdout)
+		case "update":
+			return cmdSpecUpdate(args[1:], stdout)
+		case "review":
+			return cmdSpecReview(args[1:], stdout)
 		}
 	}
-	return exitHarness, usageError{"spec: want `spec check --srd FILE`, `spec anchor --srd FILE` or `spec sentences --srd FILE`"}
+	return exitHarness, usageError{"spec: want `spec check --srd FILE`, `spec diff OLD.md NEW.md`, `spec update --srd FILE`, `spec review [--clear CASE|--all]`, `spec anchor --srd FILE` or `spec sentences --srd FILE`"}
 }
 
 func cmdSpecCheck(args []string, stdout io.Writer) (int, error) {
 	fs := newFlagSet("spec check")
 	var srds multi
+	var df dataFlags
 	fs.Var(&srds, "srd", "SRD file (repeatable)")
+	df.register(fs)
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
 	if len(srds) == 0 {
 		return exitHarness, usageError{"spec check: name at least one --srd FILE"}
 	}
-	set, err := spec.Load()
+	d, err := df.load()
 	if err != nil {
 		return exitHarness, err
 	}
+	set := d.specs
 	code := exitOK
 	for _, path := range srds {
 		text, err := os.ReadFile(path)
@@ -54,31 +64,50 @@ func cmdSpecCheck(args []string, stdout io.Writer) (int, error) {
 			code = exitFailed
 			continue
 		}
-		diff := set.CheckDocument(c, string(text))
-		if diff.Empty() {
-			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements)\n", path, c.Spec, len(c.Requirements))
+		changes := evolve.Changes(set, c, string(text))
+		versions := versionNote(c, string(text))
+		if len(changes) == 0 {
+			fmt.Fprintf(stdout, "%s: catalog %s matches (%d requirements%s)\n", path, c.Spec, len(c.Requirements), versions)
 			continue
 		}
 		code = exitFailed
-		fmt.Fprintf(stdout, "%s: catalog %s differs\n", path, c.Spec)
-		for _, id := range diff.Missing {
-			fmt.Fprintf(stdout, "  + %s  in the document, not in the catalog: add it with its level, summary and cases\n", id)
-		}
-		for _, id := range diff.Extra {
-			fmt.Fprintf(stdout, "  - %s  in the catalog, gone from the document: remove it or mark it derived\n", id)
-		}
-		for _, p := range diff.Anchors {
-			printAnchorProblem(stdout, p)
-		}
+		fmt.Fprintf(stdout, "%s: catalog %s differs%s\n", path, c.Spec, strings.Replace(versions, ", ", " (", 1)+closeParen(versions))
+		printChanges(stdout, changes, d.sources(&df), df.goldenPath())
 	}
 	return code, nil
+}
+
+// versionNote is ", catalog v1.0, document v1.1" (or ", v1.1" when they
+// agree; "" when neither states one).
+func versionNote(c *spec.Catalog, text string) string {
+	v := func(s string) string {
+		if s == "" {
+			return "unversioned"
+		}
+		return "v" + s
+	}
+	doc := spec.DocumentVersion(text)
+	switch {
+	case doc == c.Version && doc == "":
+		return ""
+	case doc == c.Version:
+		return ", " + v(doc)
+	}
+	return fmt.Sprintf(", catalog %s, document %s", v(c.Version), v(doc))
+}
+
+func closeParen(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ")"
 }
 
 func printAnchorProblem(w io.Writer, p spec.AnchorProblem) {
 	a := p.Anchor
 	switch p.Status {
 	case anchor.Changed:
-		fmt.Fprintf(w, "  ! %s  changed: its sentence in %s reads differently (fingerprint %s, catalog has %s); re-read it, update the requirement, then `forge-conform spec anchor --srd FILE --write`\n",
+		fmt.Fprintf(w, "  ! %s  changed: its sentence in %s reads differently (fingerprint %s, catalog has %s); re-read it (`forge-conform spec diff OLD NEW`), update the requirement, then `forge-conform spec update --srd FILE`\n",
 			p.ID, a, p.Fingerprint, a.Fingerprint)
 		fmt.Fprintf(w, "      now: %s\n", p.Text)
 	default:
@@ -96,11 +125,16 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 	var sets multi
 	var write bool
 	fs.StringVar(&srdPath, "srd", "", "SRD file")
-	fs.StringVar(&dir, "catalog-dir", filepath.Join("spec", "catalog"), "catalog directory to --write")
+	var df dataFlags
+	fs.StringVar(&dir, "catalog-dir", "", "catalog directory to --write (default spec/catalog, or the --spec-dir's)")
 	fs.Var(&sets, "set", "ID=SECTION:N[-M][,SECTION:N...] anchors a derived ID by hand (repeatable)")
 	fs.BoolVar(&write, "write", false, "write the catalog file")
+	df.register(fs)
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
+	}
+	if dir == "" {
+		dir = df.specPath("catalog")
 	}
 	if srdPath == "" {
 		return exitHarness, usageError{"spec anchor: name the --srd FILE"}
@@ -109,7 +143,7 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitHarness, fmt.Errorf("--srd: %w", err)
 	}
-	set, err := spec.Load()
+	set, err := df.loadSpecs()
 	if err != nil {
 		return exitHarness, err
 	}
@@ -126,27 +160,59 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 		}
 		hand[id] = as
 	}
+	plan, err := planAnchors(set, c, doc, hand, stdout)
+	if err != nil {
+		return exitHarness, err
+	}
+	code := exitOK
+	if plan.failed {
+		code = exitFailed
+	}
+	fmt.Fprintf(stdout, "%s: catalog %s, %d requirements' anchors to update\n", srdPath, c.Spec, plan.n)
+	if !write || plan.n == 0 {
+		return code, nil
+	}
+	if err := writeAnchors(set, dir, plan.updates, stdout); err != nil {
+		return exitHarness, err
+	}
+	return code, nil
+}
+
+// anchorPlan is what anchoring a document changes: the new anchors by
+// catalog and ID, how many requirements change, and whether some could
+// not be anchored.
+type anchorPlan struct {
+	updates map[string]map[string][]anchor.Anchor
+	n       int
+	failed  bool
+}
+
+// planAnchors computes the anchors of every catalog's requirements into
+// c's document doc (hand: anchors set with --set), printing a line per
+// requirement that changes or needs a hand.
+func planAnchors(set *spec.Set, c *spec.Catalog, doc *anchor.Doc, hand map[string][]anchor.Anchor, stdout io.Writer) (anchorPlan, error) {
 	var ids []string
 	for _, r := range c.Requirements {
 		ids = append(ids, r.ID)
 	}
 	proposed := doc.Propose(c.Document, ids)
-	updates := map[string]map[string][]anchor.Anchor{} // catalog -> ID -> anchors
-	code, n := exitOK, 0
+	plan := anchorPlan{updates: map[string]map[string][]anchor.Anchor{}}
+	left := map[string]bool{}
+	for id := range hand {
+		left[id] = true
+	}
 	for _, name := range set.Names() {
 		k := set.Catalogs[name]
 		for _, r := range k.Requirements {
 			next, note, failed := nextAnchors(doc, c, k, r, hand[r.ID], proposed)
-			delete(hand, r.ID)
-			if failed {
-				code = exitFailed
-			}
+			delete(left, r.ID)
+			plan.failed = plan.failed || failed
 			if !sameAnchors(r.Anchors, next) {
-				if updates[name] == nil {
-					updates[name] = map[string][]anchor.Anchor{}
+				if plan.updates[name] == nil {
+					plan.updates[name] = map[string][]anchor.Anchor{}
 				}
-				updates[name][r.ID] = next
-				n++
+				plan.updates[name][r.ID] = next
+				plan.n++
 				if note == "" {
 					note = "updated"
 				}
@@ -156,13 +222,14 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 			}
 		}
 	}
-	for id := range hand {
-		return exitHarness, usageError{fmt.Sprintf("spec anchor: --set %s: no catalog has that ID", id)}
+	for id := range left {
+		return plan, usageError{fmt.Sprintf("spec anchor: --set %s: no catalog has that ID", id)}
 	}
-	fmt.Fprintf(stdout, "%s: catalog %s, %d requirements' anchors to update\n", srdPath, c.Spec, n)
-	if !write || n == 0 {
-		return code, nil
-	}
+	return plan, nil
+}
+
+// writeAnchors rewrites the catalog files of dir with the planned anchors.
+func writeAnchors(set *spec.Set, dir string, updates map[string]map[string][]anchor.Anchor, stdout io.Writer) error {
 	for _, name := range set.Names() {
 		if updates[name] == nil {
 			continue
@@ -170,18 +237,18 @@ func cmdSpecAnchor(args []string, stdout io.Writer) (int, error) {
 		file := filepath.Join(dir, name+".json")
 		orig, err := os.ReadFile(file)
 		if err != nil {
-			return exitHarness, fmt.Errorf("spec anchor --write: %w (run it from the repository root or pass --catalog-dir)", err)
+			return fmt.Errorf("writing anchors: %w (run it from the repository root or pass --catalog-dir/--spec-dir)", err)
 		}
 		out, err := spec.RewriteAnchors(orig, updates[name])
 		if err != nil {
-			return exitHarness, err
+			return err
 		}
 		if err := os.WriteFile(file, out, 0o644); err != nil {
-			return exitHarness, err
+			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", file)
 	}
-	return code, nil
+	return nil
 }
 
 // nextAnchors computes requirement r's anchors (r of catalog k) after
@@ -210,6 +277,13 @@ func nextAnchors(doc *anchor.Doc, c, k *spec.Catalog, r spec.Requirement, hand [
 	}
 	for _, a := range mine {
 		res := doc.Resolve(r.ID, a)
+		if res.Status != anchor.OK {
+			if moved, ok := doc.Relocate(a, a.Fingerprint); ok {
+				note = "sentence moved unchanged to " + moved.String()
+				next = append(next, moved)
+				continue
+			}
+		}
 		switch res.Status {
 		case anchor.NotFound:
 			note, failed = res.Reason+": --set it again", true
@@ -268,6 +342,8 @@ func cmdSpecSentences(args []string, stdout io.Writer) (int, error) {
 	var srdPath, section string
 	fs.StringVar(&srdPath, "srd", "", "SRD file")
 	fs.StringVar(&section, "section", "", "only this section")
+	var df dataFlags
+	df.register(fs)
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
@@ -278,7 +354,7 @@ func cmdSpecSentences(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitHarness, fmt.Errorf("--srd: %w", err)
 	}
-	set, err := spec.Load()
+	set, err := df.loadSpecs()
 	if err != nil {
 		return exitHarness, err
 	}

@@ -25,6 +25,7 @@
 //	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
 //	    ],
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
+//	    "since": "1.2",                     // optional: the SRD version that first requires it
 //	    "expect": {                         // exactly one of json, text, contains, error, any_of, success,
 //	      "json": {...},                    //   sanitized; tree optional
 //	      "text": "...",                    // exact content ("$PATH(a.txt)": any spelling of a path, below)
@@ -137,6 +138,10 @@ type Case struct {
 	// against an implementation whose hello declares every key with the
 	// same value (spec/PROTOCOL.md, "policies").
 	Policy map[string]string `json:"policy,omitempty"`
+	// Since is the SRD version that first requires what the case checks
+	// (e.g. "1.2"): an implementation whose hello states an earlier
+	// version of the case's spec (srd_versions) skips it.
+	Since string `json:"since,omitempty"`
 	// Before are steps run in the same conversation before the call: calls
 	// whose results are not checked beyond success, and changes the runner
 	// makes on disk (a file edited behind the tools' back).

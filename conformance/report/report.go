@@ -30,6 +30,8 @@ type JSONReport struct {
 	ElapsedMs      int64              `json:"elapsed_ms"`
 	// Stopped is set when the run stopped early (runner.Stop).
 	Stopped *JSONStop `json:"stopped,omitempty"`
+	// Versions are the SRD versions checked, by spec (runner.Version).
+	Versions []runner.Version `json:"versions,omitempty"`
 }
 
 // JSONStop says why a run stopped before checking anything.
@@ -81,6 +83,9 @@ type JSONCase struct {
 	Response        *fcp.Response `json:"response,omitempty"`
 	Stderr          string        `json:"stderr,omitempty"`
 	DurationUs      int64         `json:"duration_us"`
+	// Review is the case's review mark: the SRD revision whose change to
+	// the IDs it names nobody has reviewed since (spec/review.jsonl).
+	Review *JSONReview `json:"review,omitempty"`
 }
 
 // JSONFailure is one violated check.
@@ -127,6 +132,7 @@ func BuildJSON(run *runner.Run) JSONReport {
 		if r.Status == runner.Failed || r.Status == runner.Errored || r.ExpectedFailure {
 			jc.Request, jc.Response = r.Request, r.Response
 		}
+		jc.Review = jsonReview(r)
 		rep.Cases = append(rep.Cases, jc)
 		rep.Summary.Warnings += len(r.Warnings)
 		rep.Summary.Notes += len(r.Notes)
@@ -141,6 +147,7 @@ func BuildJSON(run *runner.Run) JSONReport {
 	for _, c := range run.Conflicts {
 		rep.Conflicts = append(rep.Conflicts, JSONConflict{ID: c.ID, Title: c.Title, Cases: conflictCases(run, c.ID)})
 	}
+	rep.Versions = checkedVersions(run)
 	if st := run.Stopped; st != nil {
 		rep.Stopped = &JSONStop{Cause: st.Cause, Cases: st.Cases, Hello: st.Hello, Stderr: st.Stderr, Reproduce: st.Reproduce}
 	}
@@ -262,7 +269,7 @@ func JUnit(w io.Writer, run *runner.Run) error {
 			order = append(order, r.Case.Spec)
 		}
 		jc := junitCase{Name: r.Case.Name, Classname: r.Case.Spec, Time: r.Duration.Seconds(), SystemErr: xmlSafe(r.Stderr),
-			Properties: junitProps(r.Case, run.Conflicts), SystemOut: xmlSafe(softFailures(r))}
+			Properties: withReview(junitProps(r.Case, run.Conflicts), r), SystemOut: xmlSafe(softFailures(r))}
 		warnings[r.Case.Spec] += len(r.Warnings)
 		notes[r.Case.Spec] += len(r.Notes)
 		switch r.Status {

@@ -72,8 +72,10 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 		}
 	}
 	t.warnings(run)
+	t.reviews(run)
 	t.idTable(run)
 	t.counts(run)
+	t.versions(run)
 }
 
 type textWriter struct {

@@ -109,6 +109,9 @@ type Options struct {
 	// Progress, when set, is called after each selected case with the
 	// counts so far (from one goroutine at a time).
 	Progress func(Progress)
+	// Review holds the review marks (spec/review.jsonl): a marked case
+	// runs as usual and its Result carries the mark; nil marks none.
+	Review *spec.Review
 }
 
 // Progress counts a run's selected cases as they finish.
@@ -144,6 +147,9 @@ type Result struct {
 	// absolute paths replaced by $ROOT and $OUTSIDE (nil if the case
 	// never got that far).
 	Request *fcp.Request
+	// Review is the case's review mark: it rests on a requirement whose
+	// SRD sentence changed and nobody reviewed it since (nil: none).
+	Review *spec.ReviewMark
 }
 
 // IDResult is the verdict on one requirement ID.
@@ -173,6 +179,9 @@ type Run struct {
 	// Quotes, when set, gives reports the SRD sentence (or, without the
 	// SRDs, the summary and anchor) of each ID a failure is charged to.
 	Quotes *quote.Book
+	// Versions are the SRD versions checked: each catalog's, and the one
+	// the implementation declared in hello (srd_versions), by spec.
+	Versions []Version
 }
 
 // Conflict is a place where two sentences of a spec disagree; the cases
@@ -461,6 +470,7 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		run.Stopped = st
 	}
 	run.IDs = Aggregate(r.opts.Specs, results)
+	run.Versions = r.versions()
 	run.Conflicts = Conflicts(r.opts.Specs, results)
 	return run
 }
@@ -497,6 +507,7 @@ func (r *Runner) RunCase(ctx context.Context, c *corpus.Case) (res *Result) {
 	}()
 	res = r.runCase(ctx, c)
 	res.Duration = time.Since(start)
+	res.Review = r.opts.Review.Lookup(c.FullName())
 	r.applyExpected(res)
 	return res
 }
@@ -512,6 +523,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		return res
 	}
 	if reason := r.policySkip(c); reason != "" {
+		res.Status, res.Message = Skipped, reason
+		return res
+	}
+	if reason := r.versionSkip(c); reason != "" {
 		res.Status, res.Message = Skipped, reason
 		return res
 	}

@@ -106,6 +106,12 @@ type Response struct {
 	// {"lp1_missing_file":"refuse"}; cases of a policy run only when it is
 	// declared with their value (spec/PROTOCOL.md).
 	Policies map[string]string `json:"policies,omitempty"`
+	// SRDVersions (hello, optional) state the SRD version the
+	// implementation implements, by spec (catalog) name, e.g.
+	// {"list_directory":"1.1"}: cases a later version requires ("since")
+	// are skipped for it (spec/PROTOCOL.md). A spec it does not name is
+	// taken at the catalog's version.
+	SRDVersions map[string]string `json:"srd_versions,omitempty"`
 
 	OK              *bool        `json:"ok,omitempty"`
 	Content         *string      `json:"content,omitempty"`
