@@ -25,13 +25,16 @@ import (
 
 // wantFailed are the cases an implementation behaving as Forge does must
 // fail, with the exact IDs their failures name: the 29 LP1 grammar
-// deviations (Forge's parser accepts what LP1's EBNF forbids), the two
-// executor deviations (no JSON error passthrough, FR-ERR-JSON-TOOL-01/02;
-// error results never truncated, FR-OUT-04) and the sandbox's (a path under
-// a missing directory is PathOutsideSandbox: FR-VAL-04 step 4, and the
-// missing-path requirements of list_directory and search_files). Every
-// other case must pass: what Forge does where the SRDs leave room is
-// accepted.
+// deviations (Forge's parser accepts what LP1's EBNF forbids), read_file
+// requiring approval (FR-TOOL-READ-01), summaries that redact "sk-" keys
+// only (FR-APR-01), LP1 parse errors pre-resolved as BadArgs in a turn
+// (FR-TOOL-PATCH-01), the two result deviations (no JSON error
+// passthrough, FR-ERR-JSON-TOOL-01/02; error results never truncated,
+// FR-OUT-04) and the sandbox's (a path under a missing directory is
+// PathOutsideSandbox: FR-VAL-04 step 4, and the missing-path requirements
+// of list_directory and search_files). Every other case must pass: the
+// emulation takes every reading Forge's own code takes (readings.Forge()),
+// and the suite must accept each of them.
 var wantFailed = map[string][]string{
 	// text after END
 	"lp1/after-footer-blank-line":   {"LP1-STR-06"},
@@ -71,6 +74,15 @@ var wantFailed = map[string][]string{
 	// text after a quoted path
 	"lp1/quoted-path-text-after": {"LP1-GRM-06"},
 	"lp1/quoted-path-word-after": {"LP1-GRM-06"},
+
+	// read_file requires approval at Medium risk (its definition, and so a
+	// confirmation for it in a turn)
+	"tool_executor/read-file-no-approval":     {"FR-TOOL-READ-01"},
+	"tool_executor/turn-approval-mixed-batch": {"T-APR-01"},
+	// summaries redact "sk-" keys only
+	"tool_executor/summary-argument-holds-secrets": {"tool_executor:FR-APR-01"},
+	// the planner pre-resolves an LP1 parse error as BadArgs
+	"tool_executor/turn-exec-patch-parse-error": {"FR-TOOL-PATCH-01"},
 
 	// executor: no JSON error passthrough, error results never truncated
 	"tool_executor/turn-exec-json-passthrough": {"FR-ERR-JSON-TOOL-01"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
+	"github.com/forge-conform/forge-conform/impl/readings"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
@@ -23,35 +25,88 @@ import (
 // are notes where the SRD leaves the bytes open).
 const Name = "forgelike (test-only emulation of Forge, as observed in its own code)"
 
-// handler serves the reference (policy refuse) with Forge's tools
-// (forgeTool) and Forge's engine variant (forgeVariant).
+// handler serves the reference taking every reading Forge's own code takes
+// (readings.Forge(): its planner order, texts, paths, cache, LP1 choices,
+// file tool outputs, policy refuse, ...), plus Forge's deviations from the
+// SRD text: its LP1 parser (forgeTool), its sandbox's missing-parent
+// resolution, read_file requiring approval, no JSON error passthrough,
+// error results never truncated, LP1 parse errors pre-resolved as BadArgs
+// in a turn, and summaries redacting only "sk-" keys (forgeDeviations).
 type handler struct {
 	ref *reference.Reference
 }
 
 func newHandler() (*handler, error) {
-	ref, err := reference.New(reference.Options{
-		Policies: map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyRefuse},
-		WrapTool: forgeTool,
-		Executor: forgeVariant(),
-	})
+	var opts reference.Options
+	if err := readings.Apply(&opts, readings.Forge()...); err != nil {
+		return nil, err
+	}
+	forgeDeviations(&opts)
+	ref, err := reference.New(opts)
 	if err != nil {
 		return nil, err
 	}
 	return &handler{ref: ref}, nil
 }
 
-// forgeVariant is Forge's tool loop where it differs from the reference's
-// (observed in Forge's own code: its executor).
-func forgeVariant() executor.Options {
-	return executor.Options{Plan: executor.ForgePlan(), Sanitize: sanitize.Options{KeepCR: true},
-		ResultText: func(te *toolerr.Error) (string, bool) { return forgeErrorText(te), false },
-		Truncate: func(res executor.Result, max int64) string {
-			if res.IsError { // FR-OUT-04's deviation: errors are never truncated
-				return res.Content
-			}
-			return executor.TruncateAll(res, max)
-		}}
+// forgeDeviations adds to opts, after the readings, what Forge's own code
+// does against the SRD text (each fails the cases of its IDs).
+func forgeDeviations(opts *reference.Options) {
+	readingsWrap := opts.WrapTool
+	opts.WrapTool = func(t tool.Tool) tool.Tool {
+		if readingsWrap != nil {
+			t = readingsWrap(t)
+		}
+		return forgeTool(t)
+	}
+	// FR-ERR-JSON-TOOL-01: ExecutionFailed is always "<tool> failed:
+	// <message>", never the tool's JSON.
+	opts.Executor.ResultText = func(te *toolerr.Error) (string, bool) { return forgeErrorText(te), false }
+	// FR-OUT-04: error results are never truncated.
+	opts.Executor.Truncate = func(res executor.Result, max int64) string {
+		if res.IsError {
+			return res.Content
+		}
+		return executor.TruncateAll(res, max)
+	}
+	// LP1 failures MUST be PatchFailed: Forge's planner parses a patch for
+	// its sandbox preflight and pre-resolves a parse error as BadArgs.
+	plan := slices.Clone(opts.Executor.Plan)
+	if plan == nil {
+		plan = executor.ForgePlan()
+	}
+	i := slices.IndexFunc(plan, func(s executor.PlanStep) bool { return s.Name == executor.StepPolicy })
+	opts.Executor.Plan = slices.Insert(plan, max(i, 0), executor.PlanStep{Name: "forge-lp1-preflight", Check: lp1Preflight})
+	// FR-APR-01: only "sk-" keys are redacted from approval summaries.
+	opts.Executor.Summarize = forgeSummary
+}
+
+// lp1Preflight pre-resolves an apply_patch call whose patch Forge's parser
+// rejects as BadArgs, before the tool runs.
+func lp1Preflight(s *executor.Planning) bool {
+	if s.Call.Name != "apply_patch" {
+		return false
+	}
+	var a struct {
+		Patch string `json:"patch"`
+	}
+	if json.Unmarshal(s.Args, &a) != nil {
+		return false
+	}
+	if _, err := (forgeLP1{}).Parse(a.Patch); err != nil {
+		s.PreResolve(toolerr.New(toolerr.BadArgs, "%v", err))
+		return true
+	}
+	return false
+}
+
+// skKey is the one secret shape Forge's summary redaction knows.
+var skKey = regexp.MustCompile(`sk-[A-Za-z0-9_-]+`)
+
+// forgeSummary is Forge's redact_summary and cut: "sk-" keys only, then
+// at most 200 characters with an ellipsis.
+func forgeSummary(s string) string {
+	return tool.Truncate(skKey.ReplaceAllLiteralString(s, tool.Redacted), tool.MaxSummaryChars)
 }
 
 // Hello declares the reference's tools and ops except recover: nothing
@@ -97,7 +152,7 @@ func (h *handler) summary(req fcp.Request) fcp.Response {
 	if err != nil {
 		return fail(err)
 	}
-	s = tool.Summarize(sanitize.StringKeepingCR(s))
+	s = forgeSummary(sanitize.StringKeepingCR(s))
 	return fcp.Response{Seq: req.Seq, OK: fcp.Bool(true), Summary: &s, RiskLevel: string(t.RiskLevel())}
 }
 

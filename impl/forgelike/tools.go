@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,24 +9,23 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
-
-	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/config"
-	"github.com/forge-conform/forge-conform/impl/session"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/impl/tools/applypatch"
 	"github.com/forge-conform/forge-conform/impl/tools/runcommand"
 )
 
-// forgeTool is the emulation's reference.Options.WrapTool: each built-in
-// tool behaves as Forge's (observed in its own code), for calls and turns alike.
-// A wrapper that does not define Timeout gets the engine's default
-// timeout, as Forge gives every tool but read_file, apply_patch and
-// run_command (as observed in Forge's own code): so write_file and search_files
-// lose their file-operations timeout.
+// forgeTool is the emulation's tool wrapper, applied after the readings'
+// (which give the tools Forge's outputs where the SRD leaves room): each
+// built-in tool with Forge's deviations, for calls and turns alike. Every
+// path tool resolves a missing path as Forge's sandbox does (forgeResolve);
+// apply_patch parses with Forge's LP1 (forgeLP1); read_file requires
+// approval at Medium risk. A wrapper that does not define Timeout gets the
+// engine's default timeout, as Forge gives every tool but read_file,
+// apply_patch and run_command: so write_file and search_files lose their
+// file-operations timeout (CFG-TMO-01a is a SHOULD).
 func forgeTool(t tool.Tool) tool.Tool {
 	switch t := t.(type) {
 	case applypatch.Tool:
@@ -42,9 +39,7 @@ func forgeTool(t tool.Tool) tool.Tool {
 		return writeFile{t}
 	case "read_file":
 		return readFile{t}
-	case "search_files":
-		return resolving{t} // and the default timeout
-	case "list_directory":
+	case "search_files", "list_directory":
 		return resolving{t}
 	}
 	return t
@@ -148,9 +143,8 @@ func canonical(p string) string {
 
 // ---- apply_patch ----
 
-// applyPatch is apply_patch with Forge's LP1 (forgeLP1): parse errors name
-// the file "<patch>", and the planner preflights the paths Forge's parser
-// reads.
+// applyPatch is apply_patch with Forge's LP1 (forgeLP1) behind Forge's path
+// checks; the planner preflights the paths Forge's parser reads.
 type applyPatch struct{ applypatch.Tool }
 
 // PreflightPaths names the section paths (executor.Preflighter).
@@ -186,21 +180,12 @@ func (t applyPatch) Execute(ctx context.Context, args json.RawMessage, c *tool.C
 		}
 	}
 	out, err := t.Tool.Execute(ctx, args, c)
-	var te *toolerr.Error
-	if errors.As(err, &te) && te.Kind == toolerr.PatchFailed && te.File == "" {
-		e := *te
-		e.File = "<patch>"
-		return out, &e
-	}
 	return out, forgeDenial(err, c.WorkingDir, "")
 }
 
 // ---- write_file ----
 
-// writeFile answers "Created <canonical absolute path> (<n> bytes)",
-// records the new file's SHA-256 in the read cache, and words an existing
-// path "file already exists: <path>. Use apply_patch to modify existing
-// files.".
+// writeFile is write_file behind Forge's path checks.
 type writeFile struct{ tool.Tool }
 
 func (t writeFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
@@ -212,48 +197,53 @@ func (t writeFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ct
 		return "", err
 	}
 	out, err := t.Tool.Execute(ctx, args, c)
-	abs := canonical(join(c.WorkingDir, p))
-	var te *toolerr.Error
-	if errors.As(err, &te) && strings.Contains(te.Message, "already exists") {
-		e := *te
-		e.Message = fmt.Sprintf("file already exists: %s. Use apply_patch to modify existing files.", abs)
-		return "", &e
-	}
-	if err != nil {
-		return "", forgeDenial(err, c.WorkingDir, p)
-	}
-	var a struct {
-		Content string `json:"content"`
-	}
-	_ = json.Unmarshal(args, &a)
-	if canon, err := c.Sandbox.Validate(p); err == nil && c.Session != nil {
-		c.Session.RecordRead(session.Read{Path: canon, SHA256: sha256.Sum256([]byte(a.Content)), At: time.Now()})
-	}
-	var res struct {
-		BytesWritten int64 `json:"bytes_written"`
-	}
-	_ = json.Unmarshal([]byte(out), &res)
-	return fmt.Sprintf("Created %s (%d bytes)", abs, res.BytesWritten), nil
+	return out, forgeDenial(err, c.WorkingDir, p)
 }
 
 // ---- read_file ----
 
-const (
-	sniffBytes       = 8192
-	binHeader        = "[binary:base64]"
-	binTruncated     = "[binary:base64][truncated]"
-	defaultScanBytes = 2097152
-)
-
-// readFile is read_file with Forge's binary header "[binary:base64]
-// [truncated]" (no space); an output limit below the header gives the
-// header cut to the limit; a UTF-8 character cut by the 8 KB sniff window
-// makes the file binary; a whole-file read with invalid UTF-8 past the
-// window is ExecutionFailed; the scan bound of a range read counts the
-// whole file.
+// readFile is read_file behind Forge's path checks, with its file-operations
+// timeout, and with Forge's definition: it requires approval at Medium
+// risk, which FR-TOOL-READ-01's definition forbids.
 type readFile struct{ tool.Tool }
 
 func (readFile) Timeout(cfg config.Config) time.Duration { return tool.FileOperationsTimeout(cfg) }
+
+// RequiresApproval is Forge's: true.
+func (readFile) RequiresApproval() bool { return true }
+
+// RiskLevel is Forge's: Medium.
+func (readFile) RiskLevel() tool.RiskLevel { return tool.Medium }
+
+// ApprovalSummary is Forge's: "Read <path>[ lines X-Y]" redacted by
+// forgeSummary, which masks "sk-" keys only (FR-APR-01 asks for tokens,
+// credentials, API keys and passwords).
+func (t readFile) ApprovalSummary(raw json.RawMessage, cfg config.Config) (string, error) {
+	if _, err := t.Tool.ApprovalSummary(raw, cfg); err != nil {
+		return "", err
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	var rng struct {
+		Start *int64 `json:"start_line"`
+		End   *int64 `json:"end_line"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	_ = json.Unmarshal(raw, &rng)
+	s := "Read " + a.Path
+	if rng.Start != nil || rng.End != nil {
+		start := int64(1)
+		if rng.Start != nil {
+			start = *rng.Start
+		}
+		s += fmt.Sprintf(" lines %d-", start)
+		if rng.End != nil {
+			s += fmt.Sprint(*rng.End)
+		}
+	}
+	return forgeSummary(s), nil
+}
 
 func (t readFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
 	p := pathArg(args)
@@ -264,71 +254,5 @@ func (t readFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx
 		return "", err
 	}
 	out, err := t.Tool.Execute(ctx, args, c)
-	limit := c.EffectiveMax()
-	var te *toolerr.Error
-	if errors.As(err, &te) && strings.Contains(te.Message, "output budget too small") {
-		c.AllowTruncation = false
-		return (binTruncated + "\n")[:min(int64(len(binTruncated)+1), max(limit, 0))], nil
-	}
-	if err != nil {
-		return "", forgeDenial(err, c.WorkingDir, p)
-	}
-	if s, ok := strings.CutPrefix(out, binHeader+" [truncated]\n"); ok {
-		return binTruncated + "\n" + s, nil
-	}
-	if strings.HasPrefix(out, binHeader) {
-		return out, nil
-	}
-	abs := join(c.WorkingDir, p)
-	fi, err := c.FS.Stat(abs)
-	if err != nil {
-		return out, nil
-	}
-	var rng struct {
-		Start *int64 `json:"start_line"`
-		End   *int64 `json:"end_line"`
-	}
-	_ = json.Unmarshal(args, &rng)
-	if rng.Start != nil || rng.End != nil {
-		scan := int64(defaultScanBytes)
-		var cfg struct {
-			MaxScanBytes *int64 `json:"max_scan_bytes"`
-		}
-		if c.Config.Table("read_file", &cfg) == nil && cfg.MaxScanBytes != nil {
-			scan = *cfg.MaxScanBytes
-		}
-		if fi.Size() > scan {
-			return "", toolerr.Failed("read_file", "File exceeds the scan limit of %d bytes; narrow the line range", scan)
-		}
-		return out, nil
-	}
-	if fi.Size() <= sniffBytes {
-		return out, nil
-	}
-	data, err := afero.ReadFile(c.FS, abs)
-	if err != nil {
-		return out, nil
-	}
-	if !utf8.Valid(data[:sniffBytes]) {
-		c.AllowTruncation = false
-		return binary(data, limit), nil
-	}
-	if !utf8.Valid(data) {
-		return "", toolerr.Failed("read_file", "stream did not contain valid UTF-8")
-	}
-	return out, nil
-}
-
-// binary renders data as Forge does, within limit bytes.
-func binary(data []byte, limit int64) string {
-	full := binHeader + "\n" + base64.StdEncoding.EncodeToString(data)
-	if int64(len(full)) <= limit {
-		return full
-	}
-	room := limit - int64(len(binTruncated)) - 1
-	if room < 0 {
-		return (binTruncated + "\n")[:max(limit, 0)]
-	}
-	n := min(int64(len(data)), room/4*3)
-	return binTruncated + "\n" + base64.StdEncoding.EncodeToString(data[:n])
+	return out, forgeDenial(err, c.WorkingDir, p)
 }

@@ -182,7 +182,8 @@ func (Tool) Timeout(cfg config.Config) time.Duration { return tool.FileOperation
 // the distinct paths as written, in order of first appearance, secrets
 // redacted and cut to 200 characters (FR-APR-01, FR-APR-06). It parses the
 // patch exactly as Execute does and touches no file (FR-REG-01a); a patch
-// that does not parse is BadArgs, so the call is pre-resolved without a
+// that does not parse fails as Execute fails it, PatchFailed (LP1 failures
+// map to PatchFailed, §3.6.9), so the call is pre-resolved without a
 // prompt.
 func (t Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
 	text, err := prepare(raw, c)
@@ -191,7 +192,7 @@ func (t Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, err
 	}
 	p, err := t.parse(text)
 	if err != nil {
-		return "", toolerr.New(toolerr.BadArgs, "the patch is not valid LP1: %v; fix the patch (see LP1.md)", err)
+		return "", t.patchFailed(&toolerr.Error{Kind: toolerr.PatchFailed, Message: err.Error()})
 	}
 	paths := distinctPaths(p)
 	s := fmt.Sprintf("Apply patch to %d file(s)", len(paths))
@@ -304,6 +305,12 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err == nil || !errors.As(err, &te) || te.Kind != toolerr.PatchFailed {
 		return out, err
 	}
+	return out, t.patchFailed(te)
+}
+
+// patchFailed is a PatchFailed error as the tool's readings word it
+// (Options.ParseErrorFile, Options.NoLineNumbers).
+func (t Tool) patchFailed(te *toolerr.Error) *toolerr.Error {
 	e := *te
 	if e.File == "" && t.Options.ParseErrorFile != "" {
 		e.File = t.Options.ParseErrorFile
@@ -311,7 +318,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if t.Options.NoLineNumbers {
 		e.Message = lineNumber.ReplaceAllString(e.Message, "")
 	}
-	return out, &e
+	return &e
 }
 
 // lineNumber is the "line N: " prefix of a PatchFailed message.

@@ -73,7 +73,7 @@ func TestApprovalSummary(t *testing.T) {
 			"Apply patch to 1 file(s): token=[REDACTED]", ""},
 		{"long list cut", patch("F "+long, "N +", "F "+long+"2", "N +"), "",
 			("Apply patch to 2 file(s): " + long + ", " + long + "2")[:199] + "…", ""},
-		{"invalid patch", "LP1\nF a.txt\nX\nEND\n", "", "", toolerr.BadArgs},
+		{"invalid patch", "LP1\nF a.txt\nX\nEND\n", "", "", toolerr.PatchFailed},
 		{"too large", patch("F a.txt", "N +"), `{"apply_patch":{"max_patch_bytes":10}}`, "", toolerr.BadArgs},
 	}
 	for _, tc := range tests {
