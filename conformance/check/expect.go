@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -214,6 +215,10 @@ func expectError(in Input, e *corpus.ExpectError, ids []string) []Failure {
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: "want " + wantError(e) + ", got a response with neither content nor error"}}
 	}
 	var out []Failure
+	if slices.Contains(e.NotKinds, got.Kind) {
+		out = append(out, Failure{IDs: ids, Kind: KindExpect,
+			Message: fmt.Sprintf("want an error of any kind but %s, got %s (message: %q)", strings.Join(e.NotKinds, ", "), got.Kind, got.Message)})
+	}
 	if e.Kind != "" && got.Kind != e.Kind {
 		out = append(out, Failure{IDs: ids, Kind: KindExpect,
 			Message: fmt.Sprintf("want error kind %s, got %s (message: %q)", e.Kind, got.Kind, got.Message)})

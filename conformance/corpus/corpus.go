@@ -304,7 +304,11 @@ type TreeEntry struct {
 // the case then requires an error, and the SRD names no kind for its
 // condition (the reference's kind may stand in Advice.Kind).
 type ExpectError struct {
-	Kind            string        `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// NotKinds are kinds the error must not have, for a case whose kind
+	// the SRD leaves open but whose condition the text rules some kinds
+	// out for (a path inside the sandbox is no SandboxViolation).
+	NotKinds        []string      `json:"not_kinds,omitempty"`
 	Message         *string       `json:"message,omitempty"`
 	MessageContains []string      `json:"message_contains,omitempty"`
 	Denial          *ExpectDenial `json:"denial,omitempty"`
