@@ -100,6 +100,11 @@ type Options struct {
 	// Hello then names them after the reference's name, so that a runner
 	// does not hold it to the default reading's goldens.
 	Readings []string
+	// CodexListDir and SearchFiles choose among the readings of those
+	// tools' SRDs (package impl/readings); the zero values are the
+	// reference's readings.
+	CodexListDir codexlistdir.Options
+	SearchFiles  searchfiles.Options
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -258,11 +263,11 @@ func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
 func tools(opts Options, policies map[string]string) []tool.Tool {
 	ts := []tool.Tool{
 		listdir.Tool{},
-		codexlistdir.Tool{},
+		codexlistdir.Tool{Options: opts.CodexListDir},
 		readfile.Tool{},
 		writefile.Tool{},
 		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile]},
-		searchfiles.New(),
+		searchfiles.New().With(opts.SearchFiles),
 		runcommand.Tool{Environ: opts.Environ},
 	}
 	if opts.WrapTool != nil {

@@ -349,17 +349,27 @@ func (w *walker) selected(d *dirNode, raw, lpath string) bool {
 		return true
 	}
 	for _, g := range w.req.includeGlobs {
-		if ok, _ := doublestar.Match(g, lpath); ok {
+		if w.globMatch(g, lpath) {
 			return true
 		}
 	}
 	return false
 }
 
+// globMatch matches glob against the lossy relative path (I-SF-09); a glob
+// without "/" against its last component under Options.BasenameGlobs.
+func (w *walker) globMatch(glob, lpath string) bool {
+	if w.req.opts.BasenameGlobs && !strings.Contains(glob, "/") {
+		lpath = lpath[strings.LastIndexByte(lpath, '/')+1:]
+	}
+	ok, _ := doublestar.Match(glob, lpath)
+	return ok
+}
+
 // excluded reports whether an exclude glob matches the lossy relative path.
 func (w *walker) excluded(lpath string) bool {
 	for _, g := range w.req.excludeGlobs {
-		if ok, _ := doublestar.Match(g, lpath); ok {
+		if w.globMatch(g, lpath) {
 			return true
 		}
 	}
@@ -374,12 +384,13 @@ func (w *walker) ignored(d *dirNode, raw string, isDir bool) bool {
 }
 
 // dirIgnores returns the ignore stack for d's entries: a directory holding
-// ".git" starts a new repository (its info/exclude, then its .gitignore);
-// otherwise its .gitignore, if any, is pushed on its parent's stack.
+// ".git" starts a new repository (its info/exclude, then its .gitignore;
+// not under Options.NoNestedRepos); otherwise its .gitignore, if any, is
+// pushed on its parent's stack.
 func (w *walker) dirIgnores(d *dirNode, ents []dirent) ignoreStack {
 	stack := d.ignores
 	depth := len(d.comps)
-	if hasName(ents, ".git") {
+	if hasName(ents, ".git") && !w.req.opts.NoNestedRepos {
 		stack = nil
 		if f := w.readIgnore(d.abs, ".git/info/exclude", fsys.JoinRel(d.rawPath, ".git/info/exclude"), depth, true); f != nil {
 			stack = append(stack, f)

@@ -1,0 +1,34 @@
+package searchfiles
+
+// Options are the readings of SEARCH_FILES_SRD.md the tool can take
+// besides the reference's (spec/INTERPRETATIONS.md I-SF-*, package
+// impl/readings names them). The zero value is the reference's reading.
+type Options struct {
+	// CharColumns reports `column` as 1 + the number of characters
+	// (Unicode scalar values) before the match in `line_text`, instead of
+	// its byte offset (I-SF-06, reading char-columns).
+	CharColumns bool
+	// StripFinalCR drops a CR that ends the file (a last line without LF)
+	// as a CR before an LF is dropped, so that it is not part of the last
+	// line's text (I-SF-06, reading strip-final-cr).
+	StripFinalCR bool
+	// BasenameGlobs matches an include or exclude glob holding no "/"
+	// against the entry's name at any depth instead of its whole relative
+	// path, as ripgrep's and gitignore's globs do (I-SF-09, reading
+	// basename-globs).
+	BasenameGlobs bool
+	// UntrimmedPath searches the requested `path` as sent: FR-SF-VAL-01
+	// only rejects one that is empty after trimming (I-SF-01, reading
+	// untrimmed-path). The echoed `path` is normalized either way.
+	UntrimmedPath bool
+	// NoNestedRepos gives a directory holding `.git` below the searched
+	// one no special treatment: the rules from above keep applying and its
+	// `.git/info/exclude` is not read (I-SF-10, reading no-nested-repos).
+	NoNestedRepos bool
+}
+
+// With returns t taking the readings opts.
+func (t Tool) With(opts Options) Tool {
+	t.opts = opts
+	return t
+}
