@@ -385,12 +385,12 @@ func (w *walker) ignored(d *dirNode, raw string, isDir bool) bool {
 
 // dirIgnores returns the ignore stack for d's entries: a directory holding
 // ".git" starts a new repository (its info/exclude, then its .gitignore;
-// not under Options.NoNestedRepos); otherwise its .gitignore, if any, is
-// pushed on its parent's stack.
+// under Options.NoNestedRepos only the searched directory does);
+// otherwise its .gitignore, if any, is pushed on its parent's stack.
 func (w *walker) dirIgnores(d *dirNode, ents []dirent) ignoreStack {
 	stack := d.ignores
 	depth := len(d.comps)
-	if hasName(ents, ".git") && !w.req.opts.NoNestedRepos {
+	if hasName(ents, ".git") && (d.rawPath == "" || !w.req.opts.NoNestedRepos) {
 		stack = nil
 		if f := w.readIgnore(d.abs, ".git/info/exclude", fsys.JoinRel(d.rawPath, ".git/info/exclude"), depth, true); f != nil {
 			stack = append(stack, f)
