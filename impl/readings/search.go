@@ -1,13 +1,23 @@
 package readings
 
-import "github.com/forge-conform/forge-conform/impl/reference"
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/forge-conform/forge-conform/impl/config"
+	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/impl/sandbox"
+	"github.com/forge-conform/forge-conform/impl/tool"
+)
 
 // searchReadings are the readings of the listing and search tools and the
 // sandbox: list_directory, Codex's list_dir, search_files
 // (LIST_DIRECTORY_SRD.md, CODEX_LIST_DIR.md, SEARCH_FILES_SRD.md,
 // TOOL_EXECUTOR_SRD.md §3.5).
 func searchReadings() []Reading {
-	return []Reading{
+	return slices.Concat(sandboxReadings(), []Reading{
 		{
 			Interp: "I-CX-01", Name: "ignore-unknown",
 			Doc: "list_dir ignores an argument ListDirArgs does not name, as serde does " +
@@ -52,5 +62,72 @@ func searchReadings() []Reading {
 			Specs: []string{"search_files"},
 			Apply: func(o *reference.Options) { o.SearchFiles.NoNestedRepos = true },
 		},
+	})
+}
+
+// sandboxReadings are the readings of the sandbox (TOOL_EXECUTOR_SRD.md
+// §3.5), which every file tool's calls take.
+func sandboxReadings() []Reading {
+	return []Reading{
+		{
+			Interp: "I-SBX-03", Name: "globset",
+			Doc: "denied patterns are read as Rust's globset crate does by default: * and ? also match /, " +
+				"and a trailing /** matches what is inside a directory, not the directory itself",
+			Specs: sandboxSpecs(),
+			Apply: func(o *reference.Options) { withSandbox(o, func(s *sandbox.Options) { s.Globset = true }) },
+		},
+		{
+			Interp: "I-SBX-05", Name: "forge", Forge: true,
+			Doc: "a denial names the canonical absolute path as attempted for DeniedPatternMatched, and the " +
+				"working directory joined with the request for a PathOutsideSandbox found once resolved",
+			Specs: sandboxSpecs(),
+			Apply: func(o *reference.Options) { withSandbox(o, func(s *sandbox.Options) { s.ForgeDenials = true }) },
+		},
+		{
+			Interp: "I-SBX-06", Name: "reject-control", Forge: true,
+			Doc:   `a path holding a control or bidi character is BadArgs "path contains invalid control characters"`,
+			Specs: sandboxSpecs(),
+			Apply: func(o *reference.Options) { withSandbox(o, func(s *sandbox.Options) { s.RejectControl = true }) },
+		},
 	}
+}
+
+// sandboxSpecs are the catalogs whose cases go through the sandbox.
+func sandboxSpecs() []string {
+	return []string{"list_directory", "search_files", "tool_executor", "write_file", "lp1"}
+}
+
+// withSandbox makes every tool validate its paths with the call's sandbox
+// taking the readings set adds to those it already takes.
+func withSandbox(opts *reference.Options, set func(*sandbox.Options)) {
+	wrapAlso(opts, func(t tool.Tool) tool.Tool { return sandboxed{Tool: t, set: set} })
+}
+
+// sandboxed is a tool whose calls see the sandbox with readings added.
+type sandboxed struct {
+	tool.Tool
+	set func(*sandbox.Options)
+}
+
+// Execute runs the tool with the call's sandbox taking the readings.
+func (s sandboxed) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	if c == nil || c.Sandbox == nil {
+		return s.Tool.Execute(ctx, args, c)
+	}
+	o := c.Sandbox.Options()
+	s.set(&o)
+	cc := *c
+	cc.Sandbox = c.Sandbox.With(o)
+	out, err := s.Tool.Execute(ctx, args, &cc)
+	c.AllowTruncation = cc.AllowTruncation
+	return out, err
+}
+
+// Timeout is the wrapped tool's own time limit (tool.Timeouter), or the
+// default one.
+func (s sandboxed) Timeout(cfg config.Config) time.Duration {
+	if t, ok := s.Tool.(tool.Timeouter); ok {
+		return t.Timeout(cfg)
+	}
+	return tool.DefaultTimeout(cfg)
 }

@@ -169,7 +169,11 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		return "", toolerr.Failed(Name, "invalid configuration: %v", err)
 	}
 
-	o, err := search(ctx, c.FS, c.Sandbox, req, newDenyMatcher(patterns), root, ents)
+	deny := newDenyMatcher(patterns)
+	if c.Sandbox.Options().Globset {
+		deny = sandboxDenyMatcher(c.Sandbox)
+	}
+	o, err := search(ctx, c.FS, c.Sandbox, req, deny, root, ents)
 	var te *toolerr.Error
 	if errors.As(err, &te) {
 		return "", te

@@ -121,7 +121,7 @@ func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool)
 	if _, plain := afs.(*afero.OsFs); !plain {
 		return nil, false
 	}
-	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 {
+	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 || deny.sb != nil {
 		return nil, false
 	}
 	flags := []string{"--no-ignore", "--max-depth=" + strconv.FormatInt(req.maxDepth, 10)}

@@ -505,6 +505,9 @@ func (w *walker) ancestorIgnores(root string, rootEnts []dirent) (ignoreStack, [
 type denyMatcher struct {
 	names []namePattern // X of "**/X" and "**/X/**"
 	full  []string
+	// sb, when set, matches every path instead, in the dialect of the
+	// sandbox's own reading (sandbox.Options.Globset).
+	sb *sandbox.Sandbox
 }
 
 // namePattern is a glob matched against one name. The shapes the default
@@ -558,8 +561,15 @@ func newDenyMatcher(patterns []string) *denyMatcher {
 	return d
 }
 
+// sandboxDenyMatcher matches with the sandbox's own dialect.
+func sandboxDenyMatcher(sb *sandbox.Sandbox) *denyMatcher { return &denyMatcher{sb: sb} }
+
 // denied reports whether the entry name of the directory dir is denied.
 func (d *denyMatcher) denied(dir, name string) bool {
+	if d.sb != nil {
+		_, ok := d.sb.DeniedBy(filepath.Join(dir, name))
+		return ok
+	}
 	for i := range d.names {
 		if d.names[i].match(name) {
 			return true
@@ -573,6 +583,10 @@ func (d *denyMatcher) denied(dir, name string) bool {
 
 // deniedAbs reports whether the absolute path abs is denied.
 func (d *denyMatcher) deniedAbs(abs string) bool {
+	if d.sb != nil {
+		_, ok := d.sb.DeniedBy(abs)
+		return ok
+	}
 	for i := range d.names {
 		if d.names[i].match(filepath.Base(abs)) {
 			return true
