@@ -56,6 +56,12 @@ func searchReadings() []Reading {
 			Apply: func(o *reference.Options) { o.SearchFiles.UntrimmedPath = true },
 		},
 		{
+			Interp: "I-SF-01", Name: "echo-as-sent",
+			Doc:   "search_files echoes the requested path as the search uses it, not normalized by list_directory's rules",
+			Specs: []string{"search_files"},
+			Apply: func(o *reference.Options) { o.SearchFiles.EchoAsSent = true },
+		},
+		{
 			Interp: "I-SF-10", Name: "no-nested-repos",
 			Doc: "search_files gives a directory holding .git below the searched one no special treatment: " +
 				"the ignore rules from above keep applying and its info/exclude is not read",

@@ -348,6 +348,9 @@ func resolve(a args, cfg Config, opts Options) (request, error) {
 	if opts.UntrimmedPath {
 		r.path = a.Path // the sandbox validates the path as sent
 	}
+	if opts.EchoAsSent {
+		r.display = r.path
+	}
 	if strings.TrimSpace(r.query) == "" {
 		return r, badArgs(`"query" is empty or only whitespace; send the text or pattern to search for`)
 	}

@@ -21,6 +21,11 @@ type Options struct {
 	// only rejects one that is empty after trimming (I-SF-01, reading
 	// untrimmed-path). The echoed `path` is normalized either way.
 	UntrimmedPath bool
+	// EchoAsSent echoes the requested `path` as the search uses it (with
+	// "/" its only separator on Unix) instead of normalizing it by
+	// FR-LD-VAL-10's rules: "Normalized requested path (forward slashes)"
+	// names no other normalization (I-SF-01, reading echo-as-sent).
+	EchoAsSent bool
 	// NoNestedRepos gives a directory holding `.git` below the searched
 	// one no special treatment: the rules from above keep applying and its
 	// `.git/info/exclude` is not read (I-SF-10, reading no-nested-repos).
