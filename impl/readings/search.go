@@ -19,6 +19,12 @@ import (
 func searchReadings() []Reading {
 	return slices.Concat(sandboxReadings(), []Reading{
 		{
+			Interp: "I-LD-01", Name: "per-byte",
+			Doc:   "list_directory replaces every byte of an ill-formed UTF-8 sequence in a name with its own U+FFFD",
+			Specs: []string{"list_directory"},
+			Apply: func(o *reference.Options) { o.ListDir.PerByteLossy = true },
+		},
+		{
 			Interp: "I-CX-01", Name: "ignore-unknown",
 			Doc: "list_dir ignores an argument ListDirArgs does not name, as serde does " +
 				"(its schema does not forbid additional properties)",
@@ -60,6 +66,12 @@ func searchReadings() []Reading {
 			Doc:   "search_files echoes the requested path as the search uses it, not normalized by list_directory's rules",
 			Specs: []string{"search_files"},
 			Apply: func(o *reference.Options) { o.SearchFiles.EchoAsSent = true },
+		},
+		{
+			Interp: "I-SF-02", Name: "trimmed-query",
+			Doc:   "search_files searches for and echoes the query trimmed of surrounding whitespace",
+			Specs: []string{"search_files"},
+			Apply: func(o *reference.Options) { o.SearchFiles.TrimmedQuery = true },
 		},
 		{
 			Interp: "I-SF-10", Name: "no-nested-repos",

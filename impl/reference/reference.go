@@ -100,9 +100,10 @@ type Options struct {
 	// Hello then names them after the reference's name, so that a runner
 	// does not hold it to the default reading's goldens.
 	Readings []string
-	// CodexListDir and SearchFiles choose among the readings of those
-	// tools' SRDs (package impl/readings); the zero values are the
+	// ListDir, CodexListDir and SearchFiles choose among the readings of
+	// those tools' SRDs (package impl/readings); the zero values are the
 	// reference's readings.
+	ListDir      listdir.Options
 	CodexListDir codexlistdir.Options
 	SearchFiles  searchfiles.Options
 }
@@ -262,7 +263,7 @@ func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
 // opts.WrapTool when set.
 func tools(opts Options, policies map[string]string) []tool.Tool {
 	ts := []tool.Tool{
-		listdir.Tool{},
+		listdir.Tool{Options: opts.ListDir},
 		codexlistdir.Tool{Options: opts.CodexListDir},
 		readfile.Tool{},
 		writefile.Tool{},

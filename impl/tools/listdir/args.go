@@ -164,6 +164,8 @@ type request struct {
 	includeDirs     bool
 	includeSymlinks bool
 	includeOther    bool
+	// lossy converts a raw name to UTF-8 (NFR-LD-REL-02, I-LD-01).
+	lossy func(string) string
 }
 
 // resolve applies defaults (explicit > config > built-in, FR-LD-VAL-06a) and

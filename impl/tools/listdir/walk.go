@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // Entry types (FR-LD-OUT entry object, field "type").
@@ -136,20 +135,20 @@ func newWalker(ctx context.Context, afs afero.Fs, req request) *walker {
 // visited.
 func (w *walker) readDir(abs string) ([]name, error) {
 	if w.os {
-		return readDirOS(abs, w.req.includeHidden, &w.buf)
+		return readDirOS(abs, w.req.includeHidden, w.req.lossy, &w.buf)
 	}
 	raws, err := fsys.ReadDirNames(w.fs, abs)
 	if err != nil {
 		return nil, err
 	}
 	raws = slices.DeleteFunc(raws, func(r string) bool { return r == "." || r == ".." })
-	return sortedNames(raws), nil
+	return sortedNames(raws, w.req.lossy), nil
 }
 
 // sortedNames returns the names raws in the order of compareNames. When
 // every name is valid UTF-8, its own lossy form, that is the order of the
 // raw strings, sorted without converting them first.
-func sortedNames(raws []string) []name {
+func sortedNames(raws []string, conv func(string) string) []name {
 	valid := true
 	for _, r := range raws {
 		if !utf8.ValidString(r) {
@@ -162,7 +161,7 @@ func sortedNames(raws []string) []name {
 	}
 	names := make([]name, len(raws))
 	for i, r := range raws {
-		names[i] = name{raw: r, lossy: lossy.String(r)}
+		names[i] = name{raw: r, lossy: conv(r)}
 	}
 	if !valid {
 		slices.SortFunc(names, compareNames)

@@ -354,6 +354,9 @@ func resolve(a args, cfg Config, opts Options) (request, error) {
 	if strings.TrimSpace(r.query) == "" {
 		return r, badArgs(`"query" is empty or only whitespace; send the text or pattern to search for`)
 	}
+	if opts.TrimmedQuery {
+		r.query = strings.TrimSpace(r.query)
+	}
 	// FR-SF-VAL-03.
 	if !r.recursive && a.MaxDepth != nil && *a.MaxDepth != 1 {
 		return r, badArgs(`max_depth %d needs "recursive": true; set recursive to true or omit max_depth`, *a.MaxDepth)

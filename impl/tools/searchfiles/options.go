@@ -26,6 +26,10 @@ type Options struct {
 	// FR-LD-VAL-10's rules: "Normalized requested path (forward slashes)"
 	// names no other normalization (I-SF-01, reading echo-as-sent).
 	EchoAsSent bool
+	// TrimmedQuery searches for (and echoes) the query trimmed of
+	// surrounding whitespace, the form FR-SF-VAL-02 tests for blankness,
+	// instead of the query as sent (I-SF-02, reading trimmed-query).
+	TrimmedQuery bool
 	// NoNestedRepos gives a directory holding `.git` below the searched
 	// one no special treatment: the rules from above keep applying and its
 	// `.git/info/exclude` is not read (I-SF-10, reading no-nested-repos).
