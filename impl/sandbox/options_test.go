@@ -1,6 +1,13 @@
 package sandbox
 
-import "testing"
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
+)
 
 // TestGlobsetRegexp checks the globset dialect (Options.Globset) against
 // what Rust's globset crate answers with its default options.
@@ -44,4 +51,46 @@ func TestHasControl(t *testing.T) {
 			t.Errorf("hasControl(%q) = %v, want %v", path, got, want)
 		}
 	}
+}
+
+// TestWith checks the readings a sandbox takes through With.
+func TestWith(t *testing.T) {
+	f := newFixture(t)
+	base, err := New(fsys.OS(), DefaultConfig(), f.work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge := base.With(Options{ForgeDenials: true})
+	tests := []struct {
+		name string
+		s    *Sandbox
+		path string
+		want *toolerr.Denial
+	}{
+		{"denied, as requested", base, "keys/x", denied("keys/x", "**/.ssh/**")},
+		{"denied, forge", forge, "keys/x", denied(filepath.Join(f.work, ".ssh/x"), "**/.ssh/**")},
+		{"symlink out, as requested", base, "link-out", outside("link-out", f.outside)},
+		{"symlink out, forge", forge, "link-out", outside(filepath.Join(f.work, "link-out"), f.outside)},
+		{"directory itself, doublestar", base, ".ssh", denied(".ssh", "**/.ssh/**")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.s.Validate(tc.path)
+			checkValidate(t, tc.path, got, err, "", tc.want)
+		})
+	}
+	t.Run("globset", func(t *testing.T) {
+		got, err := base.With(Options{Globset: true}).Validate(".ssh")
+		checkValidate(t, ".ssh", got, err, filepath.Join(f.work, ".ssh"), nil)
+	})
+	t.Run("reject-control", func(t *testing.T) {
+		_, err := base.With(Options{RejectControl: true}).Validate("a\u202efile.txt")
+		var te *toolerr.Error
+		if !errors.As(err, &te) || te.Kind != toolerr.BadArgs {
+			t.Errorf("got %v, want BadArgs", err)
+		}
+		if _, err := base.Validate("a/file.txt"); err != nil {
+			t.Errorf("a plain path: %v", err)
+		}
+	})
 }
