@@ -21,15 +21,15 @@ type Options struct {
 	Globset bool
 	// ForgeDenials fills a denial's attempted field as Forge's own code
 	// does (I-SBX-05, reading forge): DeniedPatternMatched names the
-	// canonical absolute path, and a PathOutsideSandbox found once the
-	// path is resolved (step 6) names the working directory joined with
-	// the requested path. The reference names the path as requested.
+	// canonical absolute path, and PathOutsideSandbox a relative request
+	// joined with the working directory (and cleaned). The reference names
+	// the path as requested.
 	ForgeDenials bool
 	// RejectControl rejects a path holding a control character (Unicode
-	// Cc) or a bidirectional formatting character with BadArgs "path
-	// contains invalid control characters", before step 1 (I-SBX-06,
-	// reading reject-control). The reference validates such a path like
-	// any other.
+	// Cc) or a bidirectional embedding, override or isolate character
+	// (U+202A..U+202E, U+2066..U+2069) with BadArgs "path contains invalid
+	// control characters", before step 1 (I-SBX-06, reading
+	// reject-control). The reference validates such a path like any other.
 	RejectControl bool
 }
 
@@ -69,18 +69,10 @@ func (s *Sandbox) DeniedBy(target string) (string, bool) {
 }
 
 // hasControl reports whether path holds a control character or a
-// bidirectional formatting character (the marks and the embedding,
-// override and isolate controls).
+// bidirectional embedding, override or isolate character.
 func hasControl(path string) bool {
 	return strings.ContainsFunc(path, func(r rune) bool {
-		switch {
-		case unicode.IsControl(r),
-			r == '\u061C', r == '\u200E', r == '\u200F',
-			r >= '\u202A' && r <= '\u202E',
-			r >= '\u2066' && r <= '\u2069':
-			return true
-		}
-		return false
+		return unicode.IsControl(r) || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
 	})
 }
 

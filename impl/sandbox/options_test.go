@@ -45,7 +45,7 @@ func TestGlobsetRegexp(t *testing.T) {
 func TestHasControl(t *testing.T) {
 	for path, want := range map[string]bool{
 		"a/b.txt": false, "é/ü": false, "a\tb": true, "a\x7fb": true,
-		"a\u0085b": true, "a\u202eb": true, "a\u2066b": true, "a\u200fb": true,
+		"a\u0085b": true, "a\u202eb": true, "a\u2066b": true, "a\u200fb": false,
 	} {
 		if got := hasControl(path); got != want {
 			t.Errorf("hasControl(%q) = %v, want %v", path, got, want)
@@ -72,6 +72,7 @@ func TestWith(t *testing.T) {
 		{"symlink out, as requested", base, "link-out", outside("link-out", f.outside)},
 		{"symlink out, forge", forge, "link-out", outside(filepath.Join(f.work, "link-out"), f.outside)},
 		{"directory itself, doublestar", base, ".ssh", denied(".ssh", "**/.ssh/**")},
+		{"dot-dot, forge", forge, "../outside", outside(f.outside, "../outside")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

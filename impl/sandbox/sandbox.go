@@ -103,7 +103,11 @@ func (s *Sandbox) Roots() []string {
 // trim it first where their tool's contract says so.
 func (s *Sandbox) Validate(path string) (string, error) {
 	outside := func(resolved string) *toolerr.Error {
-		return toolerr.Violation(toolerr.Denial{Reason: toolerr.PathOutsideSandbox, Attempted: path, Resolved: resolved})
+		attempted := path
+		if s.opts.ForgeDenials && !filepath.IsAbs(path) {
+			attempted = filepath.Join(s.workingDir, path)
+		}
+		return toolerr.Violation(toolerr.Denial{Reason: toolerr.PathOutsideSandbox, Attempted: attempted, Resolved: resolved})
 	}
 	if s.opts.RejectControl && hasControl(path) {
 		return "", toolerr.New(toolerr.BadArgs, "path contains invalid control characters")
@@ -146,9 +150,6 @@ func (s *Sandbox) Validate(path string) (string, error) {
 	}
 	// Step 6.
 	if !s.contains(target) {
-		if s.opts.ForgeDenials {
-			return "", toolerr.Violation(toolerr.Denial{Reason: toolerr.PathOutsideSandbox, Attempted: full, Resolved: target})
-		}
 		return "", outside(target)
 	}
 	// Step 7 (I-SBX-03).
