@@ -20,9 +20,9 @@ func searchReadings() []Reading {
 	return slices.Concat(sandboxReadings(), []Reading{
 		{
 			Interp: "I-LD-01", Name: "per-byte",
-			Doc:   "list_directory replaces every byte of an ill-formed UTF-8 sequence in a name with its own U+FFFD",
-			Specs: []string{"list_directory"},
-			Apply: func(o *reference.Options) { o.ListDir.PerByteLossy = true },
+			Doc:   "list_directory and search_files replace every byte of an ill-formed UTF-8 sequence in a name with its own U+FFFD",
+			Specs: []string{"list_directory", "search_files"},
+			Apply: func(o *reference.Options) { o.ListDir.PerByteLossy, o.SearchFiles.PerByteLossy = true, true },
 		},
 		{
 			Interp: "I-CX-01", Name: "ignore-unknown",

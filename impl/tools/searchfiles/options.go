@@ -1,5 +1,7 @@
 package searchfiles
 
+import "github.com/forge-conform/forge-conform/impl/lossy"
+
 // Options are the readings of SEARCH_FILES_SRD.md the tool can take
 // besides the reference's (spec/INTERPRETATIONS.md I-SF-*, package
 // impl/readings names them). The zero value is the reference's reading.
@@ -30,10 +32,22 @@ type Options struct {
 	// surrounding whitespace, the form FR-SF-VAL-02 tests for blankness,
 	// instead of the query as sent (I-SF-02, reading trimmed-query).
 	TrimmedQuery bool
+	// PerByteLossy replaces every byte of an ill-formed UTF-8 sequence in
+	// a path with its own U+FFFD instead of one per maximal subpart
+	// (I-LD-01 through I-SF-01, reading per-byte).
+	PerByteLossy bool
 	// NoNestedRepos gives a directory holding `.git` below the searched
 	// one no special treatment: the rules from above keep applying and its
 	// `.git/info/exclude` is not read (I-SF-10, reading no-nested-repos).
 	NoNestedRepos bool
+}
+
+// lossy converts a raw path to UTF-8 (NFR-SF-REL-02, I-LD-01).
+func (r *request) lossy(raw string) string {
+	if r.opts.PerByteLossy {
+		return lossy.PerByte(raw)
+	}
+	return lossy.String(raw)
 }
 
 // With returns t taking the readings opts.

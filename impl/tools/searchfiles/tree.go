@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // The tree mode of the rg backend (issue 10): rg walks the searched
@@ -319,7 +318,7 @@ func (q *extQuery) treeFinish(ctx context.Context, afs afero.Fs, req *request, r
 	items := make([]*item, 0, len(t.hits))
 	for name := range t.hits {
 		items = append(items, &item{kind: itemFile, abs: filepath.Join(root, filepath.FromSlash(name)), rawPath: name,
-			path: lossy.String(name), res: make(chan fileResult, 1)})
+			path: req.lossy(name), res: make(chan fileResult, 1)})
 	}
 	q.runChunk(ctx, afs, req, root, perFile, items, t.hits)
 	if err := ctx.Err(); err != nil {

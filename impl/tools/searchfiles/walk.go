@@ -16,7 +16,6 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -206,7 +205,7 @@ func (w *walker) emit(it *item) bool {
 }
 
 func (w *walker) emitError(rawPath, msg string) bool {
-	return w.emit(&item{kind: itemError, rawPath: rawPath, path: lossy.String(rawPath), errMsg: msg})
+	return w.emit(&item{kind: itemError, rawPath: rawPath, path: w.req.lossy(rawPath), errMsg: msg})
 }
 
 // walk visits d's entries depth-first in key order; false means stop.
@@ -226,7 +225,7 @@ func (w *walker) walk(d *dirNode, ents []dirent) bool {
 		if w.deny.denied(d.abs, raw) {
 			continue // I-SF-13: never accessed
 		}
-		c := child{raw: raw, lossy: lossy.String(raw), typ: e.typ, size: e.size, sized: e.sized}
+		c := child{raw: raw, lossy: w.req.lossy(raw), typ: e.typ, size: e.size, sized: e.sized}
 		if !e.known {
 			var info fs.FileInfo
 			if info, c.err = fsys.Lstat(w.fs, filepath.Join(d.abs, raw)); c.err == nil {
