@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
-
 )
 
 // The tree mode of the rg backend (issue 10): rg walks the searched
