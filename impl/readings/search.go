@@ -25,6 +25,18 @@ func searchReadings() []Reading {
 			Apply: func(o *reference.Options) { o.ListDir.PerByteLossy, o.SearchFiles.PerByteLossy = true, true },
 		},
 		{
+			Interp: "I-LD-09", Name: "vanished-io-error",
+			Doc:   "list_directory reports io_error for an entry that vanished before its lstat",
+			Specs: []string{"list_directory"},
+			Apply: func(o *reference.Options) { o.ListDir.VanishedCode = "io_error" },
+		},
+		{
+			Interp: "I-LD-09", Name: "vanished-unknown",
+			Doc:   "list_directory reports the code unknown for an entry that vanished before its lstat",
+			Specs: []string{"list_directory"},
+			Apply: func(o *reference.Options) { o.ListDir.VanishedCode = "unknown" },
+		},
+		{
 			Interp: "I-CX-01", Name: "ignore-unknown",
 			Doc: "list_dir ignores an argument ListDirArgs does not name, as serde does " +
 				"(its schema does not forbid additional properties)",

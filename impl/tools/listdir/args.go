@@ -166,6 +166,8 @@ type request struct {
 	includeOther    bool
 	// lossy converts a raw name to UTF-8 (NFR-LD-REL-02, I-LD-01).
 	lossy func(string) string
+	// vanishedCode is Options.VanishedCode (I-LD-09).
+	vanishedCode string
 }
 
 // resolve applies defaults (explicit > config > built-in, FR-LD-VAL-06a) and

@@ -55,6 +55,12 @@ type Options struct {
 	// a name with its own U+FFFD instead of one per maximal subpart
 	// (I-LD-01, reading per-byte).
 	PerByteLossy bool
+	// VanishedCode is the error_code of an entry that vanished between
+	// reading its directory and its lstat (ENOENT): "" for the reference's
+	// metadata_unavailable, or "io_error" or "unknown", which the SRD's
+	// list of codes also allows (I-LD-09, readings vanished-io-error and
+	// vanished-unknown).
+	VanishedCode string
 }
 
 var _ tool.Tool = Tool{}
@@ -120,7 +126,7 @@ func (t Tool) prepare(raw json.RawMessage, c config.Config) (request, error) {
 		return request{}, err
 	}
 	req, err := resolve(a, cfg)
-	req.lossy = lossy.String
+	req.lossy, req.vanishedCode = lossy.String, t.Options.VanishedCode
 	if t.Options.PerByteLossy {
 		req.lossy = lossy.PerByte
 	}

@@ -245,7 +245,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 		}
 	}
 	if err != nil {
-		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err), fsys.ErrText(err)
+		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err, w.req.vanishedCode), fsys.ErrText(err)
 	}
 	descend := e.typ == typeDir && w.req.recursive && d.depth < w.req.maxDepth
 	qualifies := e.typ == typeUnknown || w.includes(e.typ)
@@ -320,11 +320,15 @@ func epochMillis(t time.Time) (int64, bool) {
 	return t.UnixMilli(), true
 }
 
-// metadataCode maps an lstat failure to an error_code (I-LD-09).
-func metadataCode(err error) string {
+// metadataCode maps an lstat failure to an error_code (I-LD-09); vanished
+// is the code of an entry gone before its lstat ("" for
+// metadata_unavailable, Options.VanishedCode).
+func metadataCode(err error, vanished string) string {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return codePermissionDenied
+	case errors.Is(err, fs.ErrNotExist) && vanished != "":
+		return vanished
 	case errors.Is(err, fs.ErrNotExist):
 		return codeMetadataUnavailable
 	}
