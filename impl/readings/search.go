@@ -25,6 +25,12 @@ func searchReadings() []Reading {
 			Apply: func(o *reference.Options) { o.ListDir.PerByteLossy, o.SearchFiles.PerByteLossy = true, true },
 		},
 		{
+			Interp: "I-LD-08", Name: "keep-dir-entry",
+			Doc:   "list_directory keeps an unreadable directory's dir entry and adds its read_dir_failed entry beside it",
+			Specs: []string{"list_directory"},
+			Apply: func(o *reference.Options) { o.ListDir.KeepDirEntry = true },
+		},
+		{
 			Interp: "I-LD-09", Name: "vanished-io-error",
 			Doc:   "list_directory reports io_error for an entry that vanished before its lstat",
 			Specs: []string{"list_directory"},

@@ -61,6 +61,11 @@ type Options struct {
 	// list of codes also allows (I-LD-09, readings vanished-io-error and
 	// vanished-unknown).
 	VanishedCode string
+	// KeepDirEntry keeps an unreadable directory's own `dir` entry and adds
+	// its read_dir_failed entry as one more entry of the same path, instead
+	// of turning the directory's entry into the error entry (I-LD-08,
+	// reading keep-dir-entry).
+	KeepDirEntry bool
 }
 
 var _ tool.Tool = Tool{}
@@ -126,7 +131,7 @@ func (t Tool) prepare(raw json.RawMessage, c config.Config) (request, error) {
 		return request{}, err
 	}
 	req, err := resolve(a, cfg)
-	req.lossy, req.vanishedCode = lossy.String, t.Options.VanishedCode
+	req.lossy, req.vanishedCode, req.keepDirEntry = lossy.String, t.Options.VanishedCode, t.Options.KeepDirEntry
 	if t.Options.PerByteLossy {
 		req.lossy = lossy.PerByte
 	}

@@ -266,6 +266,15 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 			names, err = w.readDir(abs)
 		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
+			if w.req.keepDirEntry && qualifies {
+				// Options.KeepDirEntry: the directory stays listed, and the
+				// error entry is one more entry of the same path.
+				w.keep(e)
+				if w.full() {
+					w.truncated = true
+					return nil, true
+				}
+			}
 			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
 			if !qualifies {
 				qualifies = true
