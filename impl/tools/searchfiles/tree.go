@@ -119,7 +119,8 @@ func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool)
 	if _, plain := afs.(*afero.OsFs); !plain {
 		return nil, false
 	}
-	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 || deny.sb != nil {
+	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 || deny.sb != nil ||
+		req.opts.StripFinalCR {
 		return nil, false
 	}
 	flags := []string{"--no-ignore", "--max-depth=" + strconv.FormatInt(req.maxDepth, 10)}
