@@ -30,6 +30,27 @@ func String(s string) string {
 	return string(out)
 }
 
+// PerByte returns s with every byte of an ill-formed sequence replaced by
+// its own U+FFFD: the other reading NFR-LD-REL-02's "lossy conversion
+// using the Unicode replacement character" allows (I-LD-01, reading
+// per-byte). A valid string is returned unchanged, without copying.
+func PerByte(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, replacement...)
+		} else {
+			out = append(out, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(out)
+}
+
 // maximalSubpart returns the length of the maximal subpart at the start of
 // s, which begins with an ill-formed sequence: the lead byte plus every
 // continuation byte that could still belong to a well-formed sequence.

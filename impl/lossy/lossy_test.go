@@ -50,3 +50,23 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestPerByte(t *testing.T) {
+	const r = "\uFFFD"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"valid", "é😀", "é😀"},
+		{"invalid lead FF", "a\xffb", "a" + r + "b"},
+		{"truncated 4-byte", "\xf0\x9f\x98", r + r + r},
+		{"truncated 3-byte then ascii", "\xe2\x82x", r + r + "x"},
+		{"lead then lead", "\xe2\xe2\x82\xac", r + "€"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PerByte(tt.in); got != tt.want {
+				t.Errorf("PerByte(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -115,6 +115,12 @@ type Options struct {
 	// Hello then names them after the reference's name, so that a runner
 	// does not hold it to the default reading's goldens.
 	Readings []string
+	// ListDir, CodexListDir and SearchFiles choose among the readings of
+	// those tools' SRDs (package impl/readings); the zero values are the
+	// reference's readings.
+	ListDir      listdir.Options
+	CodexListDir codexlistdir.Options
+	SearchFiles  searchfiles.Options
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -250,12 +256,12 @@ func (r *Reference) TurnScreen(seq int64) *tui.TurnScreen {
 // opts.WrapTool when set.
 func tools(opts Options, policies map[string]string) []tool.Tool {
 	ts := []tool.Tool{
-		listdir.Tool{},
-		codexlistdir.Tool{},
+		listdir.Tool{Options: opts.ListDir},
+		codexlistdir.Tool{Options: opts.CodexListDir},
 		readfile.Tool{Options: opts.ReadFile},
 		writefile.Tool{Options: opts.WriteFile},
 		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile], Options: opts.ApplyPatch},
-		searchfiles.New(),
+		searchfiles.New().With(opts.SearchFiles),
 		runcommand.Tool{Environ: opts.Environ, Options: opts.RunCommand},
 	}
 	if opts.WrapTool != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -52,6 +53,8 @@ type Sandbox struct {
 	roots         []string // canonical, absolute
 	patterns      []string // user patterns, then the default ones if enabled
 	allowAbsolute bool
+	opts          Options          // the readings taken (With)
+	globs         []*regexp.Regexp // patterns under Options.Globset
 }
 
 // New builds a sandbox. workingDir must be absolute; relative allowed roots
@@ -100,7 +103,14 @@ func (s *Sandbox) Roots() []string {
 // trim it first where their tool's contract says so.
 func (s *Sandbox) Validate(path string) (string, error) {
 	outside := func(resolved string) *toolerr.Error {
-		return toolerr.Violation(toolerr.Denial{Reason: toolerr.PathOutsideSandbox, Attempted: path, Resolved: resolved})
+		attempted := path
+		if s.opts.ForgeDenials && !filepath.IsAbs(path) {
+			attempted = filepath.Join(s.workingDir, path)
+		}
+		return toolerr.Violation(toolerr.Denial{Reason: toolerr.PathOutsideSandbox, Attempted: attempted, Resolved: resolved})
+	}
+	if s.opts.RejectControl && hasControl(path) {
+		return "", toolerr.New(toolerr.BadArgs, "path contains invalid control characters")
 	}
 	// Steps 1 and 2 (I-SBX-01): lexical rejections report the path as given.
 	if filepath.IsAbs(path) && !s.allowAbsolute {
@@ -143,11 +153,12 @@ func (s *Sandbox) Validate(path string) (string, error) {
 		return "", outside(target)
 	}
 	// Step 7 (I-SBX-03).
-	slashed := filepath.ToSlash(target)
-	for _, p := range s.patterns {
-		if ok, _ := doublestar.Match(p, slashed); ok {
-			return "", toolerr.Violation(toolerr.Denial{Reason: toolerr.DeniedPatternMatched, Attempted: path, Pattern: p})
+	if p, ok := s.DeniedBy(target); ok {
+		attempted := path
+		if s.opts.ForgeDenials {
+			attempted = target
 		}
+		return "", toolerr.Violation(toolerr.Denial{Reason: toolerr.DeniedPatternMatched, Attempted: attempted, Pattern: p})
 	}
 	return target, nil
 }

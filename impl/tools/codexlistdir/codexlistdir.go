@@ -45,8 +45,29 @@ const (
 //go:embed schema.json
 var schema []byte
 
-// Tool is the Codex list_dir executor.
-type Tool struct{}
+// Tool is the Codex list_dir executor. The zero value takes the
+// reference's readings of I-CX-01 (spec/INTERPRETATIONS.md).
+type Tool struct {
+	// Options choose among the readings CODEX_LIST_DIR.md allows.
+	Options Options
+}
+
+// Options are the readings of CODEX_LIST_DIR.md the tool can take besides
+// the reference's (package impl/readings names them). The zero value is
+// the reference's.
+type Options struct {
+	// IgnoreUnknown drops "additionalProperties": false from the schema, so
+	// that an argument the handler's ListDirArgs does not name is ignored,
+	// as serde ignores unknown fields (the seed names that struct as the
+	// parsing authority), instead of failing schema validation (I-CX-01,
+	// reading ignore-unknown).
+	IgnoreUnknown bool
+	// ExecutionFailed reports every error of the handler itself (argument
+	// parsing and validation included) as ExecutionFailed, Codex's one
+	// error form RespondToModel carrying no kind (I-CX-01, reading
+	// execution-failed). Cancellation and timeouts keep their kinds.
+	ExecutionFailed bool
+}
 
 var _ tool.Tool = Tool{}
 
@@ -56,8 +77,23 @@ func (Tool) Name() string { return Name }
 // Description implements tool.Tool.
 func (Tool) Description() string { return Description }
 
-// Schema is create_list_dir_tool's parameters under Draft 2020-12.
-func (Tool) Schema() json.RawMessage { return slices.Clone(schema) }
+// Schema is create_list_dir_tool's parameters under Draft 2020-12;
+// without "additionalProperties": false under Options.IgnoreUnknown.
+func (t Tool) Schema() json.RawMessage {
+	if !t.Options.IgnoreUnknown {
+		return slices.Clone(schema)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic("codexlistdir: embedded schema.json: " + err.Error())
+	}
+	delete(m, "additionalProperties")
+	out, err := json.Marshal(m)
+	if err != nil {
+		panic("codexlistdir: schema: " + err.Error())
+	}
+	return out
+}
 
 // SideEffecting implements tool.Tool: the tool only reads.
 func (Tool) SideEffecting() bool { return false }
@@ -70,15 +106,26 @@ func (Tool) RiskLevel() tool.RiskLevel { return tool.Low }
 
 // ApprovalSummary is "List <dir_path>", dir_path as given, after the same
 // parsing and validation as Execute; it touches no file.
-func (Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error) {
+func (t Tool) ApprovalSummary(raw json.RawMessage, _ config.Config) (string, error) {
 	a, err := parseArgs(raw)
-	if err != nil {
-		return "", err
+	if err == nil {
+		err = validate(a)
 	}
-	if err := validate(a); err != nil {
-		return "", err
+	if err != nil {
+		return "", t.kind(err)
 	}
 	return truncateSummary("List " + a.DirPath), nil
+}
+
+// kind applies Options.ExecutionFailed to an error of the handler.
+func (t Tool) kind(err error) error {
+	var te *toolerr.Error
+	if !t.Options.ExecutionFailed || !errors.As(err, &te) || te.Kind != toolerr.BadArgs {
+		return err
+	}
+	failed := *te
+	failed.Kind = toolerr.ExecutionFailed
+	return &failed
 }
 
 func truncateSummary(s string) string {
@@ -116,8 +163,17 @@ type dirEntry struct {
 }
 
 // Execute lists dir_path and returns Codex's text output. Errors follow
-// I-CX-01: BadArgs for arguments, ExecutionFailed otherwise.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+// I-CX-01: BadArgs for arguments, ExecutionFailed otherwise (every one
+// ExecutionFailed under Options.ExecutionFailed).
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	out, err := execute(ctx, raw, c)
+	if err != nil {
+		return "", t.kind(err)
+	}
+	return out, nil
+}
+
+func execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err

@@ -283,3 +283,38 @@ func TestPermissions(t *testing.T) {
 	_, err = run(t, root, tooltest.Call{Args: `{"dir_path":"$R"}`, Perm: true})
 	wantErr(t, err, toolerr.ExecutionFailed, "failed to read directory: Permission denied (os error 13)")
 }
+
+// TestOptions checks the readings of I-CX-01 the tool can take.
+func TestOptions(t *testing.T) {
+	t.Run("execution-failed", func(t *testing.T) {
+		tl := Tool{Options: Options{ExecutionFailed: true}}
+		for _, args := range []string{`{"dir_path":"/tmp","offset":0}`, `{"offset":1}`} {
+			_, _, err := tooltest.Run(t, tl, "/tmp", tooltest.Call{Args: args, Capacity: 1 << 20})
+			if te := tooltest.AsError(t, err); te.Kind != toolerr.ExecutionFailed {
+				t.Errorf("%s: got %s %q, want ExecutionFailed", args, te.Kind, te.Message)
+			}
+		}
+		if _, err := tl.ApprovalSummary(json.RawMessage(`{"dir_path":"rel"}`), config.Config{}); tooltest.AsError(t, err).Kind != toolerr.ExecutionFailed {
+			t.Errorf("summary: got %v, want ExecutionFailed", err)
+		}
+	})
+	t.Run("ignore-unknown", func(t *testing.T) {
+		var def, lenient map[string]any
+		if err := json.Unmarshal(Tool{}.Schema(), &def); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(Tool{Options: Options{IgnoreUnknown: true}}.Schema(), &lenient); err != nil {
+			t.Fatal(err)
+		}
+		if def["additionalProperties"] != false {
+			t.Errorf("default schema: additionalProperties = %v, want false", def["additionalProperties"])
+		}
+		if _, ok := lenient["additionalProperties"]; ok {
+			t.Error("IgnoreUnknown schema still sets additionalProperties")
+		}
+		delete(def, "additionalProperties")
+		if !reflect.DeepEqual(def, lenient) {
+			t.Errorf("IgnoreUnknown changed more than additionalProperties: %v", lenient)
+		}
+	})
+}

@@ -28,13 +28,14 @@ const maxAhead = 1024
 // reader reads directories ahead of the walk.
 type reader struct {
 	includeHidden bool
+	conv          func(string) string // the lossy conversion (request.lossy)
 	queue         chan *ahead
 	wg            sync.WaitGroup
 }
 
 // newReader starts n goroutines reading directories with readDirOS.
-func newReader(includeHidden bool, n int) *reader {
-	r := &reader{includeHidden: includeHidden, queue: make(chan *ahead, maxAhead)}
+func newReader(includeHidden bool, conv func(string) string, n int) *reader {
+	r := &reader{includeHidden: includeHidden, conv: conv, queue: make(chan *ahead, maxAhead)}
 	for range n {
 		r.wg.Add(1)
 		go func() {
@@ -63,7 +64,7 @@ func (r *reader) read(a *ahead, buf *dirBuf) {
 	if a.taken.Swap(true) {
 		return
 	}
-	a.names, a.err = readDirOS(a.abs, r.includeHidden, buf)
+	a.names, a.err = readDirOS(a.abs, r.includeHidden, r.conv, buf)
 	close(a.done)
 }
 

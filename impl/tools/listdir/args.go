@@ -164,6 +164,12 @@ type request struct {
 	includeDirs     bool
 	includeSymlinks bool
 	includeOther    bool
+	// lossy converts a raw name to UTF-8 (NFR-LD-REL-02, I-LD-01).
+	lossy func(string) string
+	// vanishedCode is Options.VanishedCode (I-LD-09); keepDirEntry is
+	// Options.KeepDirEntry (I-LD-08).
+	vanishedCode string
+	keepDirEntry bool
 }
 
 // resolve applies defaults (explicit > config > built-in, FR-LD-VAL-06a) and

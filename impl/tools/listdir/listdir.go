@@ -23,6 +23,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
+	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -39,8 +40,33 @@ const maxSummaryChars = 200
 //go:embed schema.json
 var schema []byte
 
-// Tool is the list_directory executor.
-type Tool struct{}
+// Tool is the list_directory executor. The zero value takes the
+// reference's readings (spec/INTERPRETATIONS.md I-LD-*).
+type Tool struct {
+	// Options choose among the readings LIST_DIRECTORY_SRD.md allows.
+	Options Options
+}
+
+// Options are the readings of LIST_DIRECTORY_SRD.md the tool can take
+// besides the reference's (package impl/readings names them). The zero
+// value is the reference's.
+type Options struct {
+	// PerByteLossy replaces every byte of an ill-formed UTF-8 sequence in
+	// a name with its own U+FFFD instead of one per maximal subpart
+	// (I-LD-01, reading per-byte).
+	PerByteLossy bool
+	// VanishedCode is the error_code of an entry that vanished between
+	// reading its directory and its lstat (ENOENT): "" for the reference's
+	// metadata_unavailable, or "io_error" or "unknown", which the SRD's
+	// list of codes also allows (I-LD-09, readings vanished-io-error and
+	// vanished-unknown).
+	VanishedCode string
+	// KeepDirEntry keeps an unreadable directory's own `dir` entry and adds
+	// its read_dir_failed entry as one more entry of the same path, instead
+	// of turning the directory's entry into the error entry (I-LD-08,
+	// reading keep-dir-entry).
+	KeepDirEntry bool
+}
 
 var _ tool.Tool = Tool{}
 
@@ -65,8 +91,8 @@ func (Tool) RiskLevel() tool.RiskLevel { return tool.Low }
 // ApprovalSummary is "List <path>" or, for a recursive call, "List <path>
 // depth N" with the effective depth (I-LD-14), <path> normalized. It parses
 // and validates the arguments exactly as Execute does and touches no file.
-func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
-	req, err := prepare(raw, c)
+func (t Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	req, err := t.prepare(raw, c)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +121,7 @@ func truncateSummary(s string) string {
 
 // prepare is the shared, I/O-free front half of a call: configuration,
 // typed parsing and argument validation.
-func prepare(raw json.RawMessage, c config.Config) (request, error) {
+func (t Tool) prepare(raw json.RawMessage, c config.Config) (request, error) {
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return request{}, err
@@ -104,13 +130,18 @@ func prepare(raw json.RawMessage, c config.Config) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	return resolve(a, cfg)
+	req, err := resolve(a, cfg)
+	req.lossy, req.vanishedCode, req.keepDirEntry = lossy.String, t.Options.VanishedCode, t.Options.KeepDirEntry
+	if t.Options.PerByteLossy {
+		req.lossy = lossy.PerByte
+	}
+	return req, err
 }
 
 // Execute lists the requested directory and returns the JSON object of
 // §3.5. Failures are *toolerr.Error values.
-func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
-	req, err := prepare(raw, c.Config)
+func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	req, err := t.prepare(raw, c.Config)
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +170,7 @@ func (Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (stri
 	}
 	if w.os && req.recursive && req.maxDepth > 1 {
 		// The walk keeps one processor busy; the readers take the rest.
-		w.reader = newReader(req.includeHidden, max(1, runtime.GOMAXPROCS(0)-1))
+		w.reader = newReader(req.includeHidden, req.lossy, max(1, runtime.GOMAXPROCS(0)-1))
 	}
 	entries, err := w.walk(&dirNode{abs: root, depth: 1, names: names})
 	if w.reader != nil {

@@ -524,6 +524,33 @@ func TestEntryErrors(t *testing.T) {
 			}
 		})
 	}
+	// The readings of Options (I-LD-08, I-LD-09).
+	readings := []struct {
+		name string
+		opts Options
+		args string
+		want []string
+	}{
+		{"keep-dir-entry", Options{KeepDirEntry: true}, `{"path":".","recursive":true}`,
+			[]string{"d/", "d!read_dir_failed", "e/", "e!read_dir_failed", "f1!permission_denied", "f2!metadata_unavailable", "f3!io_error"}},
+		{"keep-dir-entry, dirs filtered", Options{KeepDirEntry: true}, `{"path":".","recursive":true,"include_dirs":false,"include_files":false}`,
+			[]string{"d!read_dir_failed", "e!read_dir_failed", "f1!permission_denied", "f2!metadata_unavailable", "f3!io_error"}},
+		{"keep-dir-entry, full after the dir", Options{KeepDirEntry: true}, `{"path":".","recursive":true,"max_entries":1}`,
+			[]string{"d/"}},
+		{"vanished-io-error", Options{VanishedCode: codeIOError}, `{"path":"."}`,
+			[]string{"d/", "e/", "f1!permission_denied", "f2!io_error", "f3!io_error"}},
+	}
+	for _, tc := range readings {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runTool(t, Tool{Options: tc.opts}, root, tooltest.Call{Args: tc.args, Faults: faults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := listing(t, out); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
 
 	out, _, err := run(t, root, tooltest.Call{Args: `{"path":".","recursive":true}`, Faults: faults})
 	if err != nil {

@@ -18,12 +18,12 @@ const osFastPath = true
 // (afero.OsFs, nothing wrapped around it) with plain system calls: open,
 // getdents into buf (fsys.ReadDirFd), one fstatat per name relative to the
 // open directory (no path lookup from the root), close. It returns the
-// names sorted (sortedNames). Names, failures and their texts are those of
+// names sorted (sortedNames), converted by conv. Names, failures and their texts are those of
 // fsys.ReadDirNames and fsys.Lstat through afero.OsFs. Hidden names are
 // left out unless includeHidden: the walk neither lists nor enters them
 // (FR-LD-LST-06), so they need no lstat. A name whose lstat fails carries
 // the error.
-func readDirOS(dir string, includeHidden bool, buf *dirBuf) (names []name, err error) {
+func readDirOS(dir string, includeHidden bool, conv func(string) string, buf *dirBuf) (names []name, err error) {
 	fd, err := fsys.OpenDirFd(dir)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func readDirOS(dir string, includeHidden bool, buf *dirBuf) (names []name, err e
 			raws = append(raws, all[start:end])
 			start = end
 		}
-		names = sortedNames(raws)
+		names = sortedNames(raws, conv)
 		for i := range names {
 			statAt(fd, dir, &names[i])
 		}

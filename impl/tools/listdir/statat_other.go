@@ -9,6 +9,6 @@ const osFastPath = false
 // dirBuf is readDirOS's scratch space.
 type dirBuf struct{}
 
-func readDirOS(string, bool, *dirBuf) ([]name, error) {
+func readDirOS(string, bool, func(string) string, *dirBuf) ([]name, error) {
 	panic("listdir: readDirOS without osFastPath")
 }

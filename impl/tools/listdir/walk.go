@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // Entry types (FR-LD-OUT entry object, field "type").
@@ -136,20 +135,20 @@ func newWalker(ctx context.Context, afs afero.Fs, req request) *walker {
 // visited.
 func (w *walker) readDir(abs string) ([]name, error) {
 	if w.os {
-		return readDirOS(abs, w.req.includeHidden, &w.buf)
+		return readDirOS(abs, w.req.includeHidden, w.req.lossy, &w.buf)
 	}
 	raws, err := fsys.ReadDirNames(w.fs, abs)
 	if err != nil {
 		return nil, err
 	}
 	raws = slices.DeleteFunc(raws, func(r string) bool { return r == "." || r == ".." })
-	return sortedNames(raws), nil
+	return sortedNames(raws, w.req.lossy), nil
 }
 
 // sortedNames returns the names raws in the order of compareNames. When
 // every name is valid UTF-8, its own lossy form, that is the order of the
 // raw strings, sorted without converting them first.
-func sortedNames(raws []string) []name {
+func sortedNames(raws []string, conv func(string) string) []name {
 	valid := true
 	for _, r := range raws {
 		if !utf8.ValidString(r) {
@@ -162,7 +161,7 @@ func sortedNames(raws []string) []name {
 	}
 	names := make([]name, len(raws))
 	for i, r := range raws {
-		names[i] = name{raw: r, lossy: lossy.String(r)}
+		names[i] = name{raw: r, lossy: conv(r)}
 	}
 	if !valid {
 		slices.SortFunc(names, compareNames)
@@ -246,7 +245,7 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 		}
 	}
 	if err != nil {
-		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err), fsys.ErrText(err)
+		e.typ, e.errCode, e.errMsg = typeUnknown, metadataCode(err, w.req.vanishedCode), fsys.ErrText(err)
 	}
 	descend := e.typ == typeDir && w.req.recursive && d.depth < w.req.maxDepth
 	qualifies := e.typ == typeUnknown || w.includes(e.typ)
@@ -267,6 +266,15 @@ func (w *walker) visit(d *dirNode, n *name) (child *dirNode, stop bool) {
 			names, err = w.readDir(abs)
 		}
 		if err != nil { // I-LD-08: the directory's own entry reports the failure
+			if w.req.keepDirEntry && qualifies {
+				// Options.KeepDirEntry: the directory stays listed, and the
+				// error entry is one more entry of the same path.
+				w.keep(e)
+				if w.full() {
+					w.truncated = true
+					return nil, true
+				}
+			}
 			e.typ, e.errCode, e.errMsg = typeUnknown, codeReadDirFailed, fsys.ErrText(err)
 			if !qualifies {
 				qualifies = true
@@ -321,11 +329,15 @@ func epochMillis(t time.Time) (int64, bool) {
 	return t.UnixMilli(), true
 }
 
-// metadataCode maps an lstat failure to an error_code (I-LD-09).
-func metadataCode(err error) string {
+// metadataCode maps an lstat failure to an error_code (I-LD-09); vanished
+// is the code of an entry gone before its lstat ("" for
+// metadata_unavailable, Options.VanishedCode).
+func metadataCode(err error, vanished string) string {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return codePermissionDenied
+	case errors.Is(err, fs.ErrNotExist) && vanished != "":
+		return vanished
 	case errors.Is(err, fs.ErrNotExist):
 		return codeMetadataUnavailable
 	}

@@ -289,7 +289,8 @@ func badArgs(format string, a ...any) *toolerr.Error {
 
 // request is a validated call with every default resolved.
 type request struct {
-	// path is the trimmed requested path, the one the sandbox validates;
+	// path is the trimmed requested path (as sent under
+	// Options.UntrimmedPath), the one the sandbox validates;
 	// display is its normalized form (I-LD-11).
 	path, display     string
 	query             string
@@ -312,12 +313,14 @@ type request struct {
 	fuzzyThreshold    float64
 	matcher           matcher
 	ext               *extQuery // backend rg or ugrep: what the binary runs
+	opts              Options   // the readings the tool takes
 }
 
 // resolve applies defaults (explicit > config > built-in) and the argument
 // rules in the order of I-SF-02. It performs no I/O.
-func resolve(a args, cfg Config) (request, error) {
+func resolve(a args, cfg Config, opts Options) (request, error) {
 	r := request{
+		opts:              opts,
 		path:              strings.TrimSpace(a.Path),
 		query:             a.Query,
 		mode:              deref(a.Mode, cfg.ModeDefault),
@@ -342,8 +345,17 @@ func resolve(a args, cfg Config) (request, error) {
 	if r.path == "" {
 		return r, badArgs(`"path" is empty; send a directory such as "." (the working directory) or "src"`)
 	}
+	if opts.UntrimmedPath {
+		r.path = a.Path // the sandbox validates the path as sent
+	}
+	if opts.EchoAsSent {
+		r.display = r.path
+	}
 	if strings.TrimSpace(r.query) == "" {
 		return r, badArgs(`"query" is empty or only whitespace; send the text or pattern to search for`)
+	}
+	if opts.TrimmedQuery {
+		r.query = strings.TrimSpace(r.query)
 	}
 	// FR-SF-VAL-03.
 	if !r.recursive && a.MaxDepth != nil && *a.MaxDepth != 1 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/forge-conform/forge-conform/impl/canonjson"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
@@ -179,4 +180,14 @@ func appendFloat(dst []byte, f float64) []byte {
 	}
 	dst = append(dst, 'e')
 	return strconv.AppendInt(dst, int64(kk-1), 10)
+}
+
+// charColumns rewrites byte columns as character columns: 1 + the number
+// of characters before the match in its line (Options.CharColumns).
+func charColumns(ms []match) {
+	for i := range ms {
+		if off := int(ms[i].column - 1); off > 0 && off <= len(ms[i].lineText) {
+			ms[i].column = int64(utf8.RuneCountInString(ms[i].lineText[:off])) + 1
+		}
+	}
 }

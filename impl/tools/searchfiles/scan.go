@@ -252,6 +252,16 @@ func scanFile(ctx context.Context, afs afero.Fs, req *request, perFile int64, it
 // the error entry's text when the file cannot be searched, nil and "" when
 // it is skipped silently (binary, or the search is cancelled).
 func readCandidate(ctx context.Context, afs afero.Fs, req *request, it *item, sc *scratch) ([]byte, string) {
+	buf, msg := readCandidateRaw(ctx, afs, req, it, sc)
+	if req.opts.StripFinalCR && len(buf) > 0 && buf[len(buf)-1] == '\r' {
+		// Options.StripFinalCR: a final CR ends the last line as CRLF does.
+		buf = append(buf, '\n')
+	}
+	return buf, msg
+}
+
+// readCandidateRaw is readCandidate without Options.StripFinalCR.
+func readCandidateRaw(ctx context.Context, afs afero.Fs, req *request, it *item, sc *scratch) ([]byte, string) {
 	if ctx.Err() != nil {
 		return nil, ""
 	}

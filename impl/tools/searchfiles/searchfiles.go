@@ -63,6 +63,7 @@ var now = time.Now
 // returns one that caches the backend binary's version check.
 type Tool struct {
 	bins *binChecker
+	opts Options
 }
 
 var (
@@ -95,8 +96,8 @@ func (Tool) Timeout(cfg config.Config) time.Duration { return tool.FileOperation
 // normalized, secrets redacted and cut to 200 characters by
 // tool.Summarize. It validates the arguments as Execute does and touches
 // no file.
-func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
-	req, err := prepare(raw, c)
+func (t Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	req, err := prepare(raw, c, t.opts)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +106,7 @@ func (Tool) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error
 
 // prepare is the I/O-free front half of a call: configuration, typed
 // parsing and argument validation (I-SF-02).
-func prepare(raw json.RawMessage, c config.Config) (*request, error) {
+func prepare(raw json.RawMessage, c config.Config, opts Options) (*request, error) {
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func prepare(raw json.RawMessage, c config.Config) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := resolve(a, cfg)
+	req, err := resolve(a, cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func prepare(raw json.RawMessage, c config.Config) (*request, error) {
 // §3.5. Failures are *toolerr.Error values.
 func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
 	start := now()
-	req, err := prepare(raw, c.Config)
+	req, err := prepare(raw, c.Config, t.opts)
 	if err != nil {
 		return "", err
 	}
@@ -168,7 +169,11 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 		return "", toolerr.Failed(Name, "invalid configuration: %v", err)
 	}
 
-	o, err := search(ctx, c.FS, c.Sandbox, req, newDenyMatcher(patterns), root, ents)
+	deny := newDenyMatcher(patterns)
+	if c.Sandbox.Options().Globset {
+		deny = sandboxDenyMatcher(c.Sandbox)
+	}
+	o, err := search(ctx, c.FS, c.Sandbox, req, deny, root, ents)
 	var te *toolerr.Error
 	if errors.As(err, &te) {
 		return "", te
@@ -179,6 +184,9 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 			kind = toolerr.Timeout
 		}
 		return "", toolerr.New(kind, "search of %s stopped: %v", req.display, err)
+	}
+	if t.opts.CharColumns {
+		charColumns(o.matches)
 	}
 	elapsed := now().Sub(start).Milliseconds()
 	out, err := render(req, o, elapsed, c.EffectiveMax())

@@ -17,7 +17,7 @@ func sizeRoot(string, []dirent) {}
 
 // readCandidateOS is readCandidate through the afero.OsFs.
 func readCandidateOS(req *request, it *item, sc *scratch) ([]byte, string) {
-	return readCandidate(context.Background(), afero.NewOsFs(), req, it, sc)
+	return readCandidateRaw(context.Background(), afero.NewOsFs(), req, it, sc)
 }
 
 // readDirOS is readDir through the afero.OsFs.

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
-
-	"github.com/forge-conform/forge-conform/impl/lossy"
 )
 
 // The tree mode of the rg backend (issue 10): rg walks the searched
@@ -121,7 +119,8 @@ func treeFilters(afs afero.Fs, req *request, deny *denyMatcher) ([]string, bool)
 	if _, plain := afs.(*afero.OsFs); !plain {
 		return nil, false
 	}
-	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 {
+	if req.followSymlinks || req.respectGitignore || len(req.includeGlobs) > 0 || len(req.excludeGlobs) > 0 || len(deny.full) > 0 || deny.sb != nil ||
+		req.opts.StripFinalCR {
 		return nil, false
 	}
 	flags := []string{"--no-ignore", "--max-depth=" + strconv.FormatInt(req.maxDepth, 10)}
@@ -319,7 +318,7 @@ func (q *extQuery) treeFinish(ctx context.Context, afs afero.Fs, req *request, r
 	items := make([]*item, 0, len(t.hits))
 	for name := range t.hits {
 		items = append(items, &item{kind: itemFile, abs: filepath.Join(root, filepath.FromSlash(name)), rawPath: name,
-			path: lossy.String(name), res: make(chan fileResult, 1)})
+			path: req.lossy(name), res: make(chan fileResult, 1)})
 	}
 	q.runChunk(ctx, afs, req, root, perFile, items, t.hits)
 	if err := ctx.Err(); err != nil {

@@ -54,7 +54,7 @@ func treeFixture(t *testing.T) string {
 func treeSettled(t *testing.T, root, args, tools string) bool {
 	t.Helper()
 	cfg := tooltest.Config(t, tools)
-	req, err := prepare(json.RawMessage(args), cfg)
+	req, err := prepare(json.RawMessage(args), cfg, Options{})
 	if err != nil {
 		t.Fatalf("%s: %v", args, err)
 	}

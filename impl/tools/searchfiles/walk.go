@@ -16,7 +16,6 @@ import (
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/fsys"
-	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/sandbox"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
@@ -206,7 +205,7 @@ func (w *walker) emit(it *item) bool {
 }
 
 func (w *walker) emitError(rawPath, msg string) bool {
-	return w.emit(&item{kind: itemError, rawPath: rawPath, path: lossy.String(rawPath), errMsg: msg})
+	return w.emit(&item{kind: itemError, rawPath: rawPath, path: w.req.lossy(rawPath), errMsg: msg})
 }
 
 // walk visits d's entries depth-first in key order; false means stop.
@@ -226,7 +225,7 @@ func (w *walker) walk(d *dirNode, ents []dirent) bool {
 		if w.deny.denied(d.abs, raw) {
 			continue // I-SF-13: never accessed
 		}
-		c := child{raw: raw, lossy: lossy.String(raw), typ: e.typ, size: e.size, sized: e.sized}
+		c := child{raw: raw, lossy: w.req.lossy(raw), typ: e.typ, size: e.size, sized: e.sized}
 		if !e.known {
 			var info fs.FileInfo
 			if info, c.err = fsys.Lstat(w.fs, filepath.Join(d.abs, raw)); c.err == nil {
@@ -349,17 +348,27 @@ func (w *walker) selected(d *dirNode, raw, lpath string) bool {
 		return true
 	}
 	for _, g := range w.req.includeGlobs {
-		if ok, _ := doublestar.Match(g, lpath); ok {
+		if w.globMatch(g, lpath) {
 			return true
 		}
 	}
 	return false
 }
 
+// globMatch matches glob against the lossy relative path (I-SF-09); a glob
+// without "/" against its last component under Options.BasenameGlobs.
+func (w *walker) globMatch(glob, lpath string) bool {
+	if w.req.opts.BasenameGlobs && !strings.Contains(glob, "/") {
+		lpath = lpath[strings.LastIndexByte(lpath, '/')+1:]
+	}
+	ok, _ := doublestar.Match(glob, lpath)
+	return ok
+}
+
 // excluded reports whether an exclude glob matches the lossy relative path.
 func (w *walker) excluded(lpath string) bool {
 	for _, g := range w.req.excludeGlobs {
-		if ok, _ := doublestar.Match(g, lpath); ok {
+		if w.globMatch(g, lpath) {
 			return true
 		}
 	}
@@ -374,12 +383,13 @@ func (w *walker) ignored(d *dirNode, raw string, isDir bool) bool {
 }
 
 // dirIgnores returns the ignore stack for d's entries: a directory holding
-// ".git" starts a new repository (its info/exclude, then its .gitignore);
+// ".git" starts a new repository (its info/exclude, then its .gitignore;
+// under Options.NoNestedRepos only the searched directory does);
 // otherwise its .gitignore, if any, is pushed on its parent's stack.
 func (w *walker) dirIgnores(d *dirNode, ents []dirent) ignoreStack {
 	stack := d.ignores
 	depth := len(d.comps)
-	if hasName(ents, ".git") {
+	if hasName(ents, ".git") && (d.rawPath == "" || !w.req.opts.NoNestedRepos) {
 		stack = nil
 		if f := w.readIgnore(d.abs, ".git/info/exclude", fsys.JoinRel(d.rawPath, ".git/info/exclude"), depth, true); f != nil {
 			stack = append(stack, f)
@@ -494,6 +504,9 @@ func (w *walker) ancestorIgnores(root string, rootEnts []dirent) (ignoreStack, [
 type denyMatcher struct {
 	names []namePattern // X of "**/X" and "**/X/**"
 	full  []string
+	// sb, when set, matches every path instead, in the dialect of the
+	// sandbox's own reading (sandbox.Options.Globset).
+	sb *sandbox.Sandbox
 }
 
 // namePattern is a glob matched against one name. The shapes the default
@@ -547,8 +560,15 @@ func newDenyMatcher(patterns []string) *denyMatcher {
 	return d
 }
 
+// sandboxDenyMatcher matches with the sandbox's own dialect.
+func sandboxDenyMatcher(sb *sandbox.Sandbox) *denyMatcher { return &denyMatcher{sb: sb} }
+
 // denied reports whether the entry name of the directory dir is denied.
 func (d *denyMatcher) denied(dir, name string) bool {
+	if d.sb != nil {
+		_, ok := d.sb.DeniedBy(filepath.Join(dir, name))
+		return ok
+	}
 	for i := range d.names {
 		if d.names[i].match(name) {
 			return true
@@ -562,6 +582,10 @@ func (d *denyMatcher) denied(dir, name string) bool {
 
 // deniedAbs reports whether the absolute path abs is denied.
 func (d *denyMatcher) deniedAbs(abs string) bool {
+	if d.sb != nil {
+		_, ok := d.sb.DeniedBy(abs)
+		return ok
+	}
 	for i := range d.names {
 		if d.names[i].match(filepath.Base(abs)) {
 			return true
