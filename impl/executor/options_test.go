@@ -107,8 +107,8 @@ func TestForgePlan(t *testing.T) {
 			t.Errorf("oversized patch with an unknown key: %q, want the schema's error first", c)
 		}
 		o, ui := runVariant(t, executor.Options{}, auto, unparsable, guarded)
-		if c, _ := content(t, o, "c2"); !strings.HasPrefix(c, "Bad args") || slices.Contains(started(ui), "c2") {
-			t.Errorf("unparsable patch: %q, started %v: want its summary's BadArgs, pre-resolved", c, started(ui))
+		if c, _ := content(t, o, "c2"); !strings.HasPrefix(c, "Patch failed") || slices.Contains(started(ui), "c2") {
+			t.Errorf("unparsable patch: %q, started %v: want its summary's PatchFailed, pre-resolved", c, started(ui))
 		}
 		if s := confirmed(ui, "c3"); s != "x\x1b[31my\rz" {
 			t.Errorf("summary %q, want it unsanitized", s)

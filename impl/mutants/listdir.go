@@ -120,12 +120,19 @@ func htmlEscape(out string) string {
 
 // budgetPlusOne gives the tool one byte more than effective_max.
 func budgetPlusOne(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
-	cc := *c
-	cc.MaxOutputBytes = c.EffectiveMax() + 1
-	cc.AvailableCapacityBytes = cc.MaxOutputBytes
-	out, err := inner(ctx, args, &cc)
-	c.AllowTruncation = cc.AllowTruncation
-	return out, err
+	return budgetPlus(1)(inner, ctx, args, c)
+}
+
+// budgetPlus gives the tool n bytes more than effective_max.
+func budgetPlus(n int64) func(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	return func(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+		cc := *c
+		cc.MaxOutputBytes = c.EffectiveMax() + n
+		cc.AvailableCapacityBytes = cc.MaxOutputBytes
+		out, err := inner(ctx, args, &cc)
+		c.AllowTruncation = cc.AllowTruncation
+		return out, err
+	}
 }
 
 // followFS is a filesystem whose lstat follows symlinks: an entry that
