@@ -52,12 +52,15 @@ func newHandler() (*handler, error) {
 // forgeDeviations adds to opts, after the readings, what Forge's own code
 // does against the SRD text (each fails the cases of its IDs).
 func forgeDeviations(opts *reference.Options) {
+	// Forge's tools inside, the readings' wrappers (the sandbox's
+	// readings) around them.
 	readingsWrap := opts.WrapTool
 	opts.WrapTool = func(t tool.Tool) tool.Tool {
+		t = forgeTool(t)
 		if readingsWrap != nil {
 			t = readingsWrap(t)
 		}
-		return forgeTool(t)
+		return t
 	}
 	// FR-ERR-JSON-TOOL-01: ExecutionFailed is always "<tool> failed:
 	// <message>", never the tool's JSON.

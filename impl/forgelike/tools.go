@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -88,57 +86,12 @@ func pathArg(args json.RawMessage) string {
 	return a.Path
 }
 
-// badPath is Forge's check for control and bidi characters in a path.
-func badPath(p string) error {
-	for _, r := range p {
-		if unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) {
-			return toolerr.New(toolerr.BadArgs, "path contains invalid control characters")
-		}
-	}
-	return nil
-}
-
-// forgeDenial words a denial as Forge does: attempted is the canonical
-// absolute path (DeniedPatternMatched) or the working dir joined with the
-// request (PathOutsideSandbox).
-func forgeDenial(err error, wd, path string) error {
-	var te *toolerr.Error
-	if !errors.As(err, &te) || te.Denial == nil {
-		return err
-	}
-	e, d := *te, *te.Denial
-	switch d.Reason {
-	case toolerr.DeniedPatternMatched:
-		if d.Resolved != "" {
-			d.Attempted = d.Resolved
-		} else if path != "" {
-			d.Attempted = canonical(join(wd, path))
-		}
-	case toolerr.PathOutsideSandbox:
-		if d.Attempted != "" && !filepath.IsAbs(d.Attempted) {
-			d.Attempted = join(wd, d.Attempted)
-		}
-	}
-	e.Denial = &d
-	return &e
-}
-
+// join is p under the working directory wd, unless p is absolute.
 func join(wd, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(wd, p)
-}
-
-// canonical resolves symlinks of p's directory (p itself may not exist).
-func canonical(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(dir, filepath.Base(p))
-	}
-	return p
 }
 
 // ---- apply_patch ----
@@ -179,30 +132,24 @@ func (t applyPatch) Execute(ctx context.Context, args json.RawMessage, c *tool.C
 			}
 		}
 	}
-	out, err := t.Tool.Execute(ctx, args, c)
-	return out, forgeDenial(err, c.WorkingDir, "")
+	return t.Tool.Execute(ctx, args, c)
 }
 
 // ---- write_file ----
 
-// writeFile is write_file behind Forge's path checks.
+// writeFile is write_file behind Forge's resolution of a missing path.
 type writeFile struct{ tool.Tool }
 
 func (t writeFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
-	p := pathArg(args)
-	if err := badPath(p); err != nil {
+	if err := forgeResolve(c, pathArg(args)); err != nil {
 		return "", err
 	}
-	if err := forgeResolve(c, p); err != nil {
-		return "", err
-	}
-	out, err := t.Tool.Execute(ctx, args, c)
-	return out, forgeDenial(err, c.WorkingDir, p)
+	return t.Tool.Execute(ctx, args, c)
 }
 
 // ---- read_file ----
 
-// readFile is read_file behind Forge's path checks, with its file-operations
+// readFile is read_file behind Forge's resolution of a missing path, with its file-operations
 // timeout, and with Forge's definition: it requires approval at Medium
 // risk, which FR-TOOL-READ-01's definition forbids.
 type readFile struct{ tool.Tool }
@@ -246,13 +193,8 @@ func (t readFile) ApprovalSummary(raw json.RawMessage, cfg config.Config) (strin
 }
 
 func (t readFile) Execute(ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
-	p := pathArg(args)
-	if err := badPath(p); err != nil {
+	if err := forgeResolve(c, pathArg(args)); err != nil {
 		return "", err
 	}
-	if err := forgeResolve(c, p); err != nil {
-		return "", err
-	}
-	out, err := t.Tool.Execute(ctx, args, c)
-	return out, forgeDenial(err, c.WorkingDir, p)
+	return t.Tool.Execute(ctx, args, c)
 }
