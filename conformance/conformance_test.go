@@ -26,11 +26,10 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/mutants"
@@ -63,19 +62,11 @@ type suiteData struct {
 }
 
 func load() suiteData {
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
-		panic(fmt.Sprintf("loading the corpus: %v", err))
+		panic(err.Error())
 	}
-	s, err := spec.Load()
-	if err != nil {
-		panic(fmt.Sprintf("loading the catalogs: %v", err))
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		panic(fmt.Sprintf("loading the fixtures: %v", err))
-	}
-	return suiteData{corpus: c, specs: s, fixtures: fx}
+	return suiteData{corpus: d.Corpus, specs: d.Specs, fixtures: d.Fixtures}
 }
 
 func (d suiteData) options() runner.Options {

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/spec"
@@ -37,18 +36,11 @@ func (d declaring) Hello(ctx context.Context) (fcp.Response, error) {
 // about, or needing, another tool is skipped with a reason naming it, and
 // nothing fails.
 func TestUndeclaredToolsSkip(t *testing.T) {
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, specs, fx := d.Corpus, d.Specs, d.Fixtures
 	ref, err := inproc.New(reference.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,15 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
-	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/mutants"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/spec"
 )
 
 // TestLikeBenign: tui-hostile's screens are compared with a benign run of
@@ -24,18 +20,11 @@ import (
 // screen check and fails only the comparison, charged to FR-OUT-02 and
 // NFR-SEC-05.
 func TestLikeBenign(t *testing.T) {
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s, fx := d.Corpus, d.Specs, d.Fixtures
 	m, ok := mutants.Lookup("tui-summary-colour")
 	if !ok {
 		t.Fatal("no mutant tui-summary-colour")

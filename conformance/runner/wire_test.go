@@ -13,14 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
-	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/reference"
-	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 	"github.com/forge-conform/forge-conform/spec/fcp/fcpschema"
 )
@@ -73,18 +69,11 @@ func TestWireRequestsMatchTheSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the corpus through a process (about 10 s): not with -short")
 	}
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, specs, fx := d.Corpus, d.Specs, d.Fixtures
 	// Run as root, the runner starts the implementation as nobody: this
 	// binary and the record directory must be reachable by any user.
 	dir, err := os.MkdirTemp("", "fc-wire-")

@@ -13,14 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
-	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/internal/scratch"
-	"github.com/forge-conform/forge-conform/spec"
 )
 
 // wantFailed are the cases an implementation behaving as Forge does must
@@ -119,18 +115,11 @@ func TestForgeLikePassesEverythingButItsDeviations(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building the emulation: %v\n%s", err, out)
 	}
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, specs, fx := d.Corpus, d.Specs, d.Fixtures
 	r, err := runner.New(context.Background(), runner.Options{Corpus: c, Specs: specs, Fixtures: fx, Golden: golden.FS,
 		Binary: []string{bin}, Jobs: 2, Timeout: 30 * time.Second})
 	if err != nil {

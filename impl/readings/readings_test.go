@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forge-conform/forge-conform/conformance/cases"
-	"github.com/forge-conform/forge-conform/conformance/corpus"
-	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/runner"
-	"github.com/forge-conform/forge-conform/fixtures"
+	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/golden"
 	"github.com/forge-conform/forge-conform/impl/inproc"
 	"github.com/forge-conform/forge-conform/impl/readings"
@@ -92,18 +89,11 @@ func TestSuitePassesUnderEveryReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the corpus once per reading")
 	}
-	c, err := corpus.Load(cases.FS)
+	d, err := suite.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := fixture.LoadFS(fixtures.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, specs, fx := d.Corpus, d.Specs, d.Fixtures
 	base := runner.Options{Corpus: c, Specs: specs, Fixtures: fx, Golden: golden.FS, Jobs: 2, Timeout: 30 * time.Second}
 	type variant struct {
 		name  string
