@@ -122,8 +122,8 @@ func sampleTurn() *runner.Result {
 	}}
 	content := "(the turn's golden rendering)"
 	return &runner.Result{Case: c, Status: runner.Failed, Duration: 40 * time.Millisecond,
-		Message: "expect [T-CAN-01]: result of call c3 differs from the expected content",
-		Request: &fcp.Request{FCP: 1, Op: fcp.OpTurn, Case: "tool_executor/turn-cancel", Ctx: &fcp.Ctx{WorkingDir: "$ROOT"}},
+		Message:  "expect [T-CAN-01]: result of call c3 differs from the expected content",
+		Request:  &fcp.Request{FCP: 1, Op: fcp.OpTurn, Case: "tool_executor/turn-cancel", Ctx: &fcp.Ctx{WorkingDir: "$ROOT"}},
 		Response: &fcp.Response{OK: &ok, Content: &content}, Turn: log,
 		Failures: []check.Failure{{IDs: []string{"T-CAN-01"}, Kind: check.KindExpect, Message: "result of call c3 differs from the expected content",
 			Diff: "--- want\n+++ got\n@@ -1,1 +1,1 @@\n-Cancelled by user\n+three\n"}}}

@@ -86,10 +86,10 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 }
 
 type textWriter struct {
-	w     io.Writer
-	run   *runner.Run
-	o     TextOptions
-	seen  map[string]string // cause (causeKeys) -> first case showing it
+	w    io.Writer
+	run  *runner.Run
+	o    TextOptions
+	seen map[string]string // cause (causeKeys) -> first case showing it
 	// later are the one-line blocks of cases failing only like earlier
 	// ones, printed after the full blocks.
 	later []string
