@@ -152,15 +152,3 @@ var hints = []struct {
 }
 
 func fixed(s string) func(Seen) string { return func(Seen) string { return s } }
-
-// lastSeen says on one line what the runner saw last ("" when nothing
-// specific): the last event of a turn, and the call still running.
-func (s Seen) lastSeen() string {
-	switch {
-	case s.Event != "" && s.Tool != "":
-		return fmt.Sprintf("last event %s; %s still running", s.Event, s.Tool)
-	case s.Event != "":
-		return "last event " + s.Event
-	}
-	return ""
-}

@@ -65,7 +65,7 @@ func sampleRun() *runner.Run {
 					Diff:    "--- want\n+++ got\n@@ -4,13 +4,13 @@\n       \"path\": \"a\"\n     },\n     {\n-      \"path\": \"a/x\"\n+      \"path\": \"b\"\n     },\n     {\n-      \"path\": \"b\"\n+      \"path\": \"c\"\n     },\n     {\n-      \"path\": \"c\"\n+      \"path\": \"a/x\"\n     }\n   ],\n   \"returned\": 4,\n"}},
 				Warnings: []check.Failure{{IDs: []string{"FR-LD-OUT-09"}, Kind: check.KindInvariant, Message: "entries SHOULD be sorted", Severity: check.SeverityWarn}}},
 			{Case: kase("list_directory", "not-a-dir", "T-LD-02"), Status: runner.Errored,
-				Message: "timeout after 10s", Stderr: "panic: boom\n\tgoroutine 1\x00\x1b[0m"},
+				Message: "fcp protocol error (timeout): timed out after 10s waiting for the response to seq 3 (op call)", Stderr: "panic: boom\n\tgoroutine 1\x00\x1b[0m"},
 			sampleTurn(),
 			{Case: kase("list_directory", "definitions", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
 			{Case: kase("list_directory", "definitions-2", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
@@ -166,7 +166,7 @@ func TestText(t *testing.T) {
 		{"response", "  response: ok, 108 bytes: {\"path\":\".\""},
 		{"wanted", "  wanted: ok, content matching (listed fields only) {\"entries\":"},
 		{"unified diff", "    --- want\n    +++ got\n    @@ -4,13 +4,13 @@\n"},
-		{"errored case", "\nERRORED list_directory/not-a-dir  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-02\n  error: timeout after 10s\n  stderr:\n    panic: boom\n    \tgoroutine 1\\x00\\x1b[0m\n"},
+		{"errored case", "\nERRORED list_directory/not-a-dir  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-02\n  error: fcp protocol error (timeout): timed out after 10s waiting for the response to seq 3 (op call)\n  hint: no answer to op call within the timeout: the implementation may hang on this case, or buffer its output (flush after each line)\n  stderr:\n    panic: boom\n    \tgoroutine 1\\x00\\x1b[0m\n"},
 		{"warnings after failures", "\nwarnings: 1 "},
 		{"warning block", "  WARN list_directory/dfs-truncation-4  invariant [FR-LD-OUT-09]: entries SHOULD be sorted\n"},
 		{"notes counted", "\nnotes: 1 differences from the reference where the spec leaves the bytes open (-v lists them)\n"},
@@ -253,6 +253,40 @@ func TestTextBriefBlocks(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A definitions response is shown as received, every definition, though
+// the checks saw only the spec's own; a long response is cut in the middle
+// with its size, and not shown twice.
+func TestTextResponseAsReceived(t *testing.T) {
+	defs := &fcp.Response{Seq: 1, OK: fcp.Bool(true), Definitions: []fcp.Definition{{Name: "list_directory"}, {Name: "read_file"}, {Name: "write_file"}}}
+	c := kase("search_files", "definition", "FR-SF-DEF-01")
+	c.Op = "definitions"
+	big := `{"text":"` + strings.Repeat("x", 8000) + `"}`
+	run := &runner.Run{Results: []*runner.Result{
+		{Case: c, Status: runner.Failed, Response: &fcp.Response{Seq: 1, OK: fcp.Bool(true)}, Received: defs,
+			Failures: []check.Failure{{IDs: []string{"FR-SF-DEF-01"}, Kind: check.KindExpect, Message: "no definition of search_files"}}},
+		{Case: kase("search_files", "big", "FR-SF-OUT-01"), Status: runner.Failed, Response: &fcp.Response{OK: fcp.Bool(true), Content: &big},
+			Failures: []check.Failure{{IDs: []string{"FR-SF-OUT-01"}, Kind: check.KindInvariant, Message: "too big"}}},
+	}}
+	var buf bytes.Buffer
+	report.Text(&buf, run, report.TextOptions{})
+	out := buf.String()
+	for _, want := range []string{
+		"  response: ok, 3 definitions: list_directory, read_file, write_file\n",
+		"  response: ok, 8011 bytes: {\"text\":\"xxx",
+		"… [8011 bytes] …",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if len(out) > 2000 {
+		t.Errorf("the report is %d bytes: the 8 KB response is not cut", len(out))
+	}
+	if rep := report.BuildJSON(run); len(rep.Cases[0].Response.Definitions) != 3 {
+		t.Errorf("the JSON report's response has %d definitions, want the 3 received", len(rep.Cases[0].Response.Definitions))
 	}
 }
 
@@ -351,7 +385,7 @@ func TestJSONOutput(t *testing.T) {
 		"implementation": {"language", "name", "version"},
 		"summary":        {"errored", "failed", "notes", "passed", "skipped", "warnings"},
 		"cases[1]":       {"doc", "duration_us", "failures", "file", "ids", "interpretations", "line", "message", "name", "request", "response", "spec", "status", "warnings"},
-		"cases[2]":       {"duration_us", "file", "ids", "line", "message", "name", "spec", "status", "stderr"},
+		"cases[2]":       {"duration_us", "file", "hint", "ids", "line", "message", "name", "spec", "status", "stderr"},
 		"ids[0]":         {"cases", "id", "level", "spec", "status", "testable"},
 		"failure":        {"diff", "ids", "kind", "message", "requirements"},
 	}
@@ -480,7 +514,8 @@ func TestJUnit(t *testing.T) {
 		t.Errorf("a passed testcase carries a verdict element: %+v", ld.Cases[0])
 	}
 	errCase := ld.Cases[2]
-	if errCase.Error == nil || errCase.Error.Message != "timeout after 10s" || errCase.SystemErr != "panic: boom\n\tgoroutine 1??[0m" {
+	if errCase.Error == nil || !strings.HasPrefix(errCase.Error.Message, "fcp protocol error (timeout)") || errCase.SystemErr != "panic: boom\n\tgoroutine 1??[0m" ||
+		!strings.Contains(errCase.Error.Body, "hint: no answer to op call within the timeout") {
 		t.Errorf("errored testcase = %+v (system-err %q)", errCase, errCase.SystemErr)
 	}
 	if s := ld.Cases[3].Skipped; s == nil || s.Message != unsupported {
