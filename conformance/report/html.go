@@ -36,6 +36,7 @@ func HTML(w io.Writer, m Matrix) error {
 		"differs":   differing,
 		"colFails":  func(m Matrix, i int) int { return countRows(m, func(r MatrixRow) bool { return failing(r.Cells[i]) }) },
 		"add":       func(a, b int) int { return a + b },
+		"breakable": breakable,
 		"css":       func() template.CSS { return template.CSS(matrixCSS) },
 	}).Parse(matrixTmpl)
 	if err != nil {
@@ -147,4 +148,17 @@ func specCount(s MatrixSpec) int {
 		}
 	}
 	return n
+}
+
+// breakable lets a label wrap after the punctuation of its name and version
+// ("forge-rust 2.0.0-beta.1+build.5") rather than anywhere.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if r == '-' || r == '.' || r == '+' || r == '/' || r == '_' {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }

@@ -168,10 +168,10 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<style>",
-		`<th class="col" title="./target/release/my-impl --fcp">my-impl 1.2.3</th>`,
+		`<th class="col" title="./target/release/my-impl --fcp">my-<wbr>impl 1.<wbr>2.<wbr>3</th>`,
 		`<details><summary><span class="s-failed">✗ failed</span> T-LD-05 in my-impl 1.2.3 <span class="n">(1 case)</span></summary>`,
 		`<input type="radio" name="filter" id="f-differs" class="filter">`,
-		`<label for="f-col1" class="l-col1">failures of my-impl 1.2.3 (5)</label>`,
+		`<label for="f-col1" class="l-col1">failures of my-<wbr>impl 1.<wbr>2.<wbr>3 (5)</label>`,
 		`#f-col1:checked ~ main tbody tr:not(.fails-1) { display: none; }`,
 		`<tr class="attention differs fails-1" id="list_directory-T-LD-05">`,
 		`<tr class="ev attention differs fails-1" id="list_directory-T-LD-05-ev">`,
