@@ -92,3 +92,15 @@ func TestShortDiff(t *testing.T) {
 		t.Errorf("shortDiff =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestUnescapeHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"c":"a \u003e b \u0026\u0026 c \u003c d"}`: `{"c":"a > b && c < d"}`,
+		`{"c":"\\u003e is text"}`:                    `{"c":"\\u003e is text"}`,
+		`{"c":"\n\u00e9"}`:                           `{"c":"\n\u00e9"}`,
+	} {
+		if got := unescapeHTML(in); got != want {
+			t.Errorf("unescapeHTML(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -178,7 +178,11 @@ func (t *textWriter) block(r *runner.Result) {
 		t.printf("  error: %s\n", t.clip(clean(r.Message)))
 		seen := seenResult(r)
 		if evs := turnEvents(r.Turn); len(evs) > 0 {
-			t.printf("  turn (%d events, the last %d):\n", len(evs), min(len(evs), errorEvents))
+			if len(evs) > errorEvents {
+				t.printf("  turn (%d events, the last %d):\n", len(evs), errorEvents)
+			} else {
+				t.printf("  turn (%d events):\n", len(evs))
+			}
 			lines := eventLines(evs, 0)
 			t.printf("%s", indentLines(strings.Join(lines[max(0, len(lines)-errorEvents):], "\n"), "    "))
 		}

@@ -110,7 +110,7 @@ func eventOf(ev *fcp.TurnLine) TurnEvent {
 			case m.RawArgs != nil:
 				te.Text = clipMiddle(fmt.Sprintf("raw %q", *m.RawArgs), clipEvent)
 			case len(m.Args) > 0:
-				te.Text = clipMiddle(compact(m.Args), clipEvent)
+				te.Text = clipMiddle(unescapeHTML(compact(m.Args)), clipEvent)
 			case m.Text != "":
 				te.Text = clipMiddle(fmt.Sprintf("%q", m.Text), clipEvent)
 			}
@@ -213,4 +213,38 @@ func eventLines(evs []TurnEvent, max int) []string {
 		out = append(out, fmt.Sprintf("%3d %s", i+1, e))
 	}
 	return clipLines(out, max, "events")
+}
+
+// unescapeHTML undoes encoding/json's HTML escapes (\u003c, \u003e,
+// \u0026) in JSON text, which say the same with less noise.
+func unescapeHTML(s string) string {
+	if !strings.Contains(s, `\u00`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch s[i+2 : i+6] {
+			case "003c":
+				b.WriteByte('<')
+				i += 5
+				continue
+			case "003e":
+				b.WriteByte('>')
+				i += 5
+				continue
+			case "0026":
+				b.WriteByte('&')
+				i += 5
+				continue
+			}
+		}
+		b.WriteString(s[i : i+2]) // an escape pair, kept whole
+		i++
+	}
+	return b.String()
 }
