@@ -642,3 +642,22 @@ func TestReadmeSample(t *testing.T) {
 		t.Errorf("README's sample report is out of date (go test ./conformance/report -update rewrites it):\n%s", d)
 	}
 }
+
+// An errored turn shows its last events and what they usually mean.
+func TestTextErroredTurn(t *testing.T) {
+	r := sampleTurn()
+	r.Status, r.Failures = runner.Errored, nil
+	r.Message = "fcp protocol error (timeout): timed out after 10s waiting for the end of turn seq 1 (last event read: started; 0 requests unanswered)"
+	r.Turn.Entries = r.Turn.Entries[:10] // up to "started c2"
+	var buf bytes.Buffer
+	report.Text(&buf, &runner.Run{Results: []*runner.Result{r}}, report.TextOptions{})
+	out := buf.String()
+	for _, want := range []string{
+		"  turn (10 events, the last 8):\n      3 message tool_use c1",
+		"     10 started c2 run_command\n  hint: timed out after the `started` event of a run_command: the command may be waiting on stdin left open, or ignoring its timeout\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}

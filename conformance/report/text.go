@@ -178,13 +178,14 @@ func (t *textWriter) block(r *runner.Result) {
 		t.printf("  error: %s\n", t.clip(clean(r.Message)))
 		seen := seenResult(r)
 		if evs := turnEvents(r.Turn); len(evs) > 0 {
-			if len(evs) > errorEvents {
+			lines := eventLines(evs, 0)
+			if len(evs) > errorEvents && !t.o.Verbose {
 				t.printf("  turn (%d events, the last %d):\n", len(evs), errorEvents)
+				lines = lines[len(lines)-errorEvents:]
 			} else {
 				t.printf("  turn (%d events):\n", len(evs))
 			}
-			lines := eventLines(evs, 0)
-			t.printf("%s", indentLines(strings.Join(lines[max(0, len(lines)-errorEvents):], "\n"), "    "))
+			t.printf("%s", indentLines(strings.Join(lines, "\n"), "    "))
 		}
 		if h := Hint(seen); h != "" {
 			t.printf("  hint: %s\n", h)
