@@ -348,14 +348,4 @@ func MatrixText(w io.Writer, m Matrix) {
 }
 
 // differing counts the rows one implementation passes and another fails.
-func differing(m Matrix) int {
-	n := 0
-	for _, s := range m.Specs {
-		for _, r := range s.Rows {
-			if r.Differs {
-				n++
-			}
-		}
-	}
-	return n
-}
+func differing(m Matrix) int { return countRows(m, func(r MatrixRow) bool { return r.Differs }) }

@@ -359,9 +359,6 @@ func (t *textWriter) clip(s string) string {
 	return clipMiddle(s, clipLine)
 }
 
-// clipTo shortens s to about n bytes, cut in the middle (clipMiddle).
-func clipTo(s string, n int) string { return clipMiddle(s, n) }
-
 // firstChange describes the first change of the first diff on one line:
 // "want X, got Y" from the first removed line and the first line added in
 // its place, "missing X" or "extra Y" when there is only one side. Lines
