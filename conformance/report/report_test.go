@@ -268,7 +268,7 @@ func TestTextResponseAsReceived(t *testing.T) {
 		{Case: c, Status: runner.Failed, Response: &fcp.Response{Seq: 1, OK: fcp.Bool(true)}, Received: defs,
 			Failures: []check.Failure{{IDs: []string{"FR-SF-DEF-01"}, Kind: check.KindExpect, Message: "no definition of search_files"}}},
 		{Case: kase("search_files", "big", "FR-SF-OUT-01"), Status: runner.Failed, Response: &fcp.Response{OK: fcp.Bool(true), Content: &big},
-			Failures: []check.Failure{{IDs: []string{"FR-SF-OUT-01"}, Kind: check.KindInvariant, Message: "too big"}}},
+			Failures: []check.Failure{{IDs: []string{"FR-SF-OUT-01"}, Kind: check.KindExpect, Message: "want an error, got a successful result\n" + big}}},
 	}}
 	var buf bytes.Buffer
 	report.Text(&buf, run, report.TextOptions{})

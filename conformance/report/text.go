@@ -305,11 +305,21 @@ func (t *textWriter) block(r *runner.Result) {
 
 // failureLine is "kind [IDs]: message", the IDs left out when they are
 // the case's own.
+// Each line of the message is cut in the middle past twice clipLine (a
+// message may quote a whole response).
 func (t *textWriter) failureLine(c *corpus.Case, f check.Failure) string {
-	if strings.Join(f.IDs, " ") == strings.Join(c.IDs, " ") {
-		return fmt.Sprintf("%s: %s", f.Kind, clean(f.Message))
+	msg := clean(f.Message)
+	if !t.o.Verbose {
+		lines := strings.Split(msg, "\n")
+		for i, l := range lines {
+			lines[i] = clipMiddle(l, 2*clipLine)
+		}
+		msg = strings.Join(lines, "\n")
 	}
-	return fmt.Sprintf("%s [%s]: %s", f.Kind, strings.Join(f.IDs, ", "), clean(f.Message))
+	if strings.Join(f.IDs, " ") == strings.Join(c.IDs, " ") {
+		return fmt.Sprintf("%s: %s", f.Kind, msg)
+	}
+	return fmt.Sprintf("%s [%s]: %s", f.Kind, strings.Join(f.IDs, ", "), msg)
 }
 
 // request prints the checked request as sent, paths as $ROOT.
