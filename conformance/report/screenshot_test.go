@@ -112,9 +112,9 @@ func TestMatrixFitsTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run("1400,900", "--screenshot="+abs, "file://"+shipped)
+		run("1400,900", "--virtual-time-budget=5000", "--screenshot="+abs, "file://"+shipped)
 		open := strings.TrimSuffix(abs, ".png") + "-open.png"
-		run("1400,3000", "--screenshot="+open, "file://"+probed)
+		run("1400,3000", "--virtual-time-budget=5000", "--screenshot="+open, "file://"+probed)
 		t.Logf("screenshots: %s (the page as shipped), %s (every failing cell's evidence open, 3000 pixels tall)", abs, open)
 	}
 }
