@@ -2,6 +2,7 @@ package report
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
 	"strings"
@@ -10,8 +11,9 @@ import (
 )
 
 // The page is one self-contained file: the style sheet is embedded and
-// inlined, and there is no script (the "only what needs attention" filter
-// is a CSS checkbox; the evidence sits in <details>).
+// inlined, and there is no script (the filters are radio inputs that hide
+// rows through CSS sibling selectors; the evidence sits in <details> in a
+// full-width row under its ID's row).
 var (
 	//go:embed assets/matrix.css
 	matrixCSS string
@@ -30,6 +32,11 @@ func HTML(w io.Writer, m Matrix) error {
 		"rowClass":  rowClass,
 		"anchor":    anchor,
 		"specCount": specCount,
+		"fails":     func(m Matrix) int { return countRows(m, func(r MatrixRow) bool { return r.Attention }) },
+		"differs":   differing,
+		"colFails":  func(m Matrix, i int) int { return countRows(m, func(r MatrixRow) bool { return failing(r.Cells[i]) }) },
+		"add":       func(a, b int) int { return a + b },
+		"breakable": breakable,
 		"css":       func() template.CSS { return template.CSS(matrixCSS) },
 	}).Parse(matrixTmpl)
 	if err != nil {
@@ -85,6 +92,9 @@ func symbol(s runner.Status) string {
 	return "·"
 }
 
+// rowClass classes a row for the filters: attention (fails somewhere),
+// differs (passed against failed), fails-N (column N fails it), else
+// quiet.
 func rowClass(r MatrixRow) string {
 	var cs []string
 	if r.Attention {
@@ -93,10 +103,30 @@ func rowClass(r MatrixRow) string {
 	if r.Differs {
 		cs = append(cs, "differs")
 	}
-	if !r.Attention && !r.Differs {
+	for i, c := range r.Cells {
+		if failing(c) {
+			cs = append(cs, fmt.Sprintf("fails-%d", i))
+		}
+	}
+	if !r.Attention {
 		cs = append(cs, "quiet")
 	}
 	return strings.Join(cs, " ")
+}
+
+func failing(c MatrixCell) bool { return c.Status == runner.Failed || c.Status == runner.Errored }
+
+// countRows counts the matrix's rows that ok accepts.
+func countRows(m Matrix, ok func(MatrixRow) bool) int {
+	n := 0
+	for _, s := range m.Specs {
+		for _, r := range s.Rows {
+			if ok(r) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // anchor is an element id for a spec or an ID.
@@ -118,4 +148,17 @@ func specCount(s MatrixSpec) int {
 		}
 	}
 	return n
+}
+
+// breakable lets a label wrap after the punctuation of its name and version
+// ("forge-rust 2.0.0-beta.1+build.5") rather than anywhere.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if r == '-' || r == '.' || r == '+' || r == '/' || r == '_' {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }

@@ -58,13 +58,23 @@ func Markdown(w io.Writer, m Matrix) error {
 					if e.File != "" {
 						fmt.Fprintf(&b, " (%s)", e.File)
 					}
-					fmt.Fprintf(&b, ": %s\n", mdText(e.Message))
+					if len(e.Failures) == 0 {
+						fmt.Fprintf(&b, ": %s", mdText(e.Message)) // else it is the first failure's
+					}
+					b.WriteString("\n")
+					if e.Hint != "" {
+						fmt.Fprintf(&b, "  - hint: %s\n", mdText(e.Hint))
+					}
 					for _, f := range e.Failures {
 						fmt.Fprintf(&b, "  - %s [%s]: %s\n", f.Kind, strings.Join(f.IDs, " "), mdText(f.Message))
 						if f.Diff != "" {
 							fmt.Fprintf(&b, "\n    <details><summary>diff</summary>\n\n    ```diff\n%s    ```\n\n    </details>\n\n",
 								indentLines(fence(f.Diff), "    "))
 						}
+					}
+					if len(e.Events) > 0 {
+						fmt.Fprintf(&b, "\n    <details><summary>turn (%d lines)</summary>\n\n    ```\n%s    ```\n\n    </details>\n\n",
+							len(e.Events), indentLines(fence(strings.Join(e.Events, "\n")), "    "))
 					}
 					if e.Stderr != "" {
 						fmt.Fprintf(&b, "\n    <details><summary>stderr</summary>\n\n    ```\n%s    ```\n\n    </details>\n\n",

@@ -56,7 +56,9 @@ type MatrixRow struct {
 	Spec, ID, Level, Summary string
 	Testable                 bool
 	Cells                    []MatrixCell
-	// Differs is set when the columns do not all agree on the verdict.
+	// Differs is set when one column passed the ID and another failed or
+	// errored it (a skipped, uncovered or absent verdict is set aside: it
+	// says nothing about the implementation's behaviour).
 	Differs bool
 	// Attention is set when some column failed or errored the ID.
 	Attention bool
@@ -82,9 +84,14 @@ type Evidence struct {
 	Message    string
 	Failures   []EvidenceFailure
 	// Request and Response are the exchange on one line each ($ROOT for
-	// the fixture root), Wanted the case's expectation.
+	// the fixture root), long values cut in the middle; Wanted the case's
+	// expectation. A turn case has Events instead of a Response: its
+	// transcript, an event a line.
 	Request, Response, Wanted string
+	Events                    []string
 	Stderr                    string
+	// Hint says what an errored case's last-seen facts usually mean.
+	Hint string
 }
 
 // EvidenceFailure is one check that blames the ID.
@@ -96,8 +103,12 @@ type EvidenceFailure struct {
 // evidenceLimit bounds the evidence a cell carries: a broken
 // implementation must not make a page of megabytes.
 const (
-	evidenceCases = 5
-	evidenceBytes = 4000
+	evidenceCases  = 5
+	evidenceBytes  = 4000 // of a diff or stderr
+	evidenceValue  = 600  // of a request, response or expectation
+	evidenceEvents = 60   // lines of a turn's transcript
+	evidenceLine   = 300  // of a diff line
+	evidenceDiff   = 40   // lines of a diff
 )
 
 // BuildMatrix sets the columns' runs side by side. Rows follow the first
@@ -172,18 +183,18 @@ func BuildMatrix(cols []Column) Matrix {
 	for si := range m.Specs {
 		for ri := range m.Specs[si].Rows {
 			row := &m.Specs[si].Rows[ri]
+			passed := false
 			for ci, c := range row.Cells {
 				m.Columns[ci].IDs[c.Status]++
 				if c.Status == "" {
 					row.Cells[ci].Status = "absent"
 				}
-				if c.Status != row.Cells[0].Status {
-					row.Differs = true
-				}
+				passed = passed || c.Status == runner.Passed
 				if c.Status == runner.Failed || c.Status == runner.Errored {
 					row.Attention = true
 				}
 			}
+			row.Differs = passed && row.Attention
 			if row.Attention {
 				row.Says = says(cols, row.ID)
 			}
@@ -228,7 +239,10 @@ func cellEvidence(run *runner.Run) map[corpus.Ref][]Evidence {
 			}
 		}
 		for _, f := range ordered(r.Failures) {
-			ef := EvidenceFailure{Kind: f.Kind, Message: clean(f.Message), Diff: clipTo(clean(f.Diff), evidenceBytes), IDs: f.IDs}
+			ef := EvidenceFailure{Kind: f.Kind, Message: clipMiddle(clean(f.Message), evidenceBytes), IDs: f.IDs}
+			if f.Diff != "" {
+				ef.Diff = shortDiff(clean(f.Diff), evidenceLine, evidenceDiff)
+			}
 			for _, id := range f.IDs {
 				add(corpus.ParseRef(r.Case.Spec, id), &ef)
 			}
@@ -245,19 +259,24 @@ func cellEvidence(run *runner.Run) map[corpus.Ref][]Evidence {
 
 func evidenceOf(r *runner.Result, fs []EvidenceFailure) Evidence {
 	e := Evidence{Case: r.Case.FullName(), Status: r.Status, Message: clean(r.Message), Failures: fs,
-		Wanted: clipTo(wantedText(r.Case), evidenceBytes)}
+		Wanted: wantedText(r.Case, evidenceValue)}
 	if r.Case.File != "" {
 		e.File = fmt.Sprintf("conformance/cases/%s:%d", r.Case.File, r.Case.Line)
 	}
 	if r.Request != nil {
 		raw, _ := json.Marshal(r.Request)
-		e.Request = clipTo(clean(string(raw)), evidenceBytes)
+		e.Request = clipMiddle(clean(string(raw)), evidenceValue)
 	}
-	if r.Response != nil {
-		e.Response = clipTo(responseText(r.Response), evidenceBytes)
+	if evs := turnEvents(r.Turn); len(evs) > 0 {
+		e.Events = eventLines(evs, evidenceEvents)
+	} else if resp := received(r); resp != nil {
+		e.Response = responseText(resp, evidenceValue)
 	}
 	if r.Stderr != "" {
-		e.Stderr = clipTo(tail(clean(r.Stderr), 20), evidenceBytes)
+		e.Stderr = clipMiddle(tail(clean(r.Stderr), 20), evidenceBytes)
+	}
+	if r.Status == runner.Errored {
+		e.Hint = Hint(seenResult(r))
 	}
 	return e
 }
@@ -287,8 +306,8 @@ type Count struct {
 }
 
 // MatrixText writes the matrix for a terminal: a line per implementation
-// with its counts, then the IDs that fail somewhere or on which the
-// implementations differ, a column per implementation (the HTML and
+// with its counts, then the IDs that fail somewhere (and so those some
+// pass and others fail), a column per implementation (the HTML and
 // Markdown reports have every ID and the evidence).
 func MatrixText(w io.Writer, m Matrix) {
 	for i, c := range m.Columns {
@@ -322,8 +341,11 @@ func MatrixText(w io.Writer, m Matrix) {
 	}
 	tw.Flush()
 	if n == 0 {
-		fmt.Fprintf(w, "\nno ID fails, and the implementations agree on every ID\n")
+		fmt.Fprintf(w, "\nno ID fails anywhere\n")
 	} else {
-		fmt.Fprintf(w, "\n%d ID(s) fail somewhere or differ between implementations\n", n)
+		fmt.Fprintf(w, "\n%d ID(s) fail somewhere, %d of them passed by another implementation\n", n, differing(m))
 	}
 }
+
+// differing counts the rows one implementation passes and another fails.
+func differing(m Matrix) int { return countRows(m, func(r MatrixRow) bool { return r.Differs }) }

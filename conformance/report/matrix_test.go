@@ -78,7 +78,13 @@ func TestMatrixGoldens(t *testing.T) {
 }
 
 func TestBuildMatrix(t *testing.T) {
-	m := sampleMatrix()
+	ref := passingRun()
+	for i := range ref.IDs {
+		if ref.IDs[i].ID == "FR-LD-DEF-01" {
+			ref.IDs[i].Status = runner.Passed
+		}
+	}
+	m := report.BuildMatrix([]report.Column{{Command: "forge-conform ref", Run: ref}, {Command: "my-impl", Run: sampleRun()}})
 	if len(m.Columns) != 2 || m.Columns[0].Label != "forge-reference 0.1.0" || m.Columns[1].Label != "my-impl 1.2.3" {
 		t.Fatalf("columns are named as hello names them, got %+v", m.Columns)
 	}
@@ -101,6 +107,8 @@ func TestBuildMatrix(t *testing.T) {
 		{"list_directory:T-LD-02", runner.Passed, runner.Errored, 1, true, true},
 		{"list_directory:T-LD-01", runner.Passed, runner.Passed, 0, false, false},
 		{"codex_list_dir:CX-LD-FMT-02", runner.Passed, runner.Failed, 1, true, true},
+		// skipped against passed is no difference in behaviour
+		{"list_directory:FR-LD-DEF-01", runner.Passed, runner.Skipped, 0, false, false},
 	}
 	for _, tt := range tests {
 		r, ok := rows[tt.id]
@@ -160,8 +168,14 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<style>",
-		`<th class="col" title="./target/release/my-impl --fcp">my-impl 1.2.3</th>`,
-		`<details><summary>✗ failed`,
+		`<th class="col" title="./target/release/my-impl --fcp">my-<wbr>impl 1.<wbr>2.<wbr>3</th>`,
+		`<details><summary><span class="s-failed">✗ failed</span> T-LD-05 in my-impl 1.2.3 <span class="n">(1 case)</span></summary>`,
+		`<input type="radio" name="filter" id="f-differs" class="filter">`,
+		`<label for="f-col1" class="l-col1">failures of my-<wbr>impl 1.<wbr>2.<wbr>3 (5)</label>`,
+		`#f-col1:checked ~ main tbody tr:not(.fails-1) { display: none; }`,
+		`<tr class="attention differs fails-1" id="list_directory-T-LD-05">`,
+		`<tr class="ev attention differs fails-1" id="list_directory-T-LD-05-ev">`,
+		`<pre class="events">  1 message user &#34;do it&#34;`,
 		`<span class="del">-      &#34;path&#34;: &#34;a/x&#34;</span>`,
 		`<span class="add">&#43;      &#34;path&#34;: &#34;b&#34;</span>`,
 		`panic: boom`,
@@ -169,6 +183,10 @@ func TestHTMLSelfContained(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	// A failing case's message is its first failure's: shown once.
+	if n := strings.Count(page, "result differs from the expectation (only the fields the case lists are compared)"); n != 2 {
+		t.Errorf("the failure's message appears %d times, want twice (once for each ID it blames)", n)
 	}
 	if strings.Contains(page, "\x1b") || strings.Contains(page, "\x00") {
 		t.Error("control characters from the implementation reach the page")

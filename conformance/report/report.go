@@ -81,8 +81,13 @@ type JSONCase struct {
 	Notes           []JSONFailure `json:"notes,omitempty"`
 	Request         *fcp.Request  `json:"request,omitempty"`
 	Response        *fcp.Response `json:"response,omitempty"`
-	Stderr          string        `json:"stderr,omitempty"`
-	DurationUs      int64         `json:"duration_us"`
+	// Turn is a turn case's transcript, an event an object (TurnEvent);
+	// its Response then holds only ok.
+	Turn   []TurnEvent `json:"turn,omitempty"`
+	Stderr string      `json:"stderr,omitempty"`
+	// Hint says what an errored case's error usually means (Hint).
+	Hint       string `json:"hint,omitempty"`
+	DurationUs int64  `json:"duration_us"`
 	// Review is the case's review mark: the SRD revision whose change to
 	// the IDs it names nobody has reviewed since (spec/review.jsonl).
 	Review *JSONReview `json:"review,omitempty"`
@@ -130,7 +135,16 @@ func BuildJSON(run *runner.Run) JSONReport {
 			Status: r.Status, Message: r.Message, Stderr: r.Stderr, DurationUs: r.Duration.Microseconds(),
 			Failures: jsonFailures(run, r.Failures), Warnings: jsonFailures(run, r.Warnings), Notes: jsonFailures(nil, r.Notes)}
 		if r.Status == runner.Failed || r.Status == runner.Errored || r.ExpectedFailure {
-			jc.Request, jc.Response = r.Request, r.Response
+			jc.Request, jc.Response = r.Request, received(r)
+			if r.Turn != nil {
+				jc.Turn = turnEvents(r.Turn)
+				if jc.Response != nil {
+					jc.Response = &fcp.Response{Seq: jc.Response.Seq, OK: jc.Response.OK}
+				}
+			}
+		}
+		if r.Status == runner.Errored {
+			jc.Hint = Hint(seenResult(r))
 		}
 		jc.Review = jsonReview(r)
 		rep.Cases = append(rep.Cases, jc)
@@ -283,7 +297,7 @@ func JUnit(w io.Writer, run *runner.Run) error {
 					}
 				}
 				if f.Diff != "" {
-					fmt.Fprintf(&body, "%s\n", f.Diff)
+					fmt.Fprintf(&body, "%s", shortDiff(f.Diff, evidenceLine, evidenceDiff))
 				}
 			}
 			writeEvidence(&body, r)
@@ -366,9 +380,19 @@ func writeEvidence(b *strings.Builder, r *runner.Result) {
 		raw, _ := json.Marshal(r.Request)
 		fmt.Fprintf(b, "request: %s\n", raw)
 	}
-	if r.Response != nil {
-		raw, _ := json.Marshal(r.Response)
-		fmt.Fprintf(b, "response: %s\n", raw)
+	if evs := turnEvents(r.Turn); len(evs) > 0 {
+		fmt.Fprintf(b, "turn (%d events):\n", len(evs))
+		for _, l := range eventLines(evs, evidenceEvents) {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
+	} else if resp := received(r); resp != nil {
+		raw, _ := json.Marshal(resp)
+		fmt.Fprintf(b, "response: %s\n", clipMiddle(string(raw), evidenceBytes))
+	}
+	if r.Status == runner.Errored {
+		if h := Hint(seenResult(r)); h != "" {
+			fmt.Fprintf(b, "hint: %s\n", h)
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/diff"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
+	"github.com/forge-conform/forge-conform/conformance/turnlog"
 	"github.com/forge-conform/forge-conform/internal/scratch"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -64,7 +65,8 @@ func sampleRun() *runner.Run {
 					Diff:    "--- want\n+++ got\n@@ -4,13 +4,13 @@\n       \"path\": \"a\"\n     },\n     {\n-      \"path\": \"a/x\"\n+      \"path\": \"b\"\n     },\n     {\n-      \"path\": \"b\"\n+      \"path\": \"c\"\n     },\n     {\n-      \"path\": \"c\"\n+      \"path\": \"a/x\"\n     }\n   ],\n   \"returned\": 4,\n"}},
 				Warnings: []check.Failure{{IDs: []string{"FR-LD-OUT-09"}, Kind: check.KindInvariant, Message: "entries SHOULD be sorted", Severity: check.SeverityWarn}}},
 			{Case: kase("list_directory", "not-a-dir", "T-LD-02"), Status: runner.Errored,
-				Message: "timeout after 10s", Stderr: "panic: boom\n\tgoroutine 1\x00\x1b[0m"},
+				Message: "fcp protocol error (timeout): timed out after 10s waiting for the response to seq 3 (op call)", Stderr: "panic: boom\n\tgoroutine 1\x00\x1b[0m"},
+			sampleTurn(),
 			{Case: kase("list_directory", "definitions", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
 			{Case: kase("list_directory", "definitions-2", "FR-LD-DEF-01"), Status: runner.Skipped, Message: unsupported},
 			{Case: kase("list_directory", "unselected", "FR-LD-DEF-01"), Status: runner.Skipped, Message: "not selected by --run/--skip", Unselected: true},
@@ -82,9 +84,49 @@ func sampleRun() *runner.Run {
 			{Spec: "list_directory", ID: "T-LD-14", Status: runner.Uncovered, Testable: true, Level: "MUST", Summary: "Output truncation overrides."},
 			{Spec: "list_directory", ID: "C-01", Status: runner.Untestable, Testable: false, Level: "MUST", Summary: "Cross-platform."},
 			{Spec: "codex_list_dir", ID: "CX-LD-FMT-01", Status: runner.Skipped, Cases: []string{"codex_list_dir/non-utf8"}, Testable: true, Level: "MUST", Summary: "Header line."},
+			{Spec: "tool_executor", ID: "T-CAN-01", Status: runner.Failed, Cases: []string{"tool_executor/turn-cancel"}, Testable: true, Level: "MUST", Summary: "Cancelling marks the remaining calls cancelled."},
 			{Spec: "codex_list_dir", ID: "CX-LD-FMT-02", Status: runner.Failed, Cases: []string{"codex_list_dir/ctrl"}, Testable: true, Level: "MUST", Summary: "Indentation."},
 		},
 	}
+}
+
+// sampleTurn is a failed turn case: the user cancels during c2, and the
+// implementation runs c3 anyway.
+func sampleTurn() *runner.Result {
+	c := kase("tool_executor", "turn-cancel", "T-CAN-01")
+	c.Op, c.Line = "turn", 237
+	c.Doc = "Cancel during c2: c2 and c3 become 'Cancelled by user'."
+	ok, yes := true, true
+	line := func(l fcp.TurnLine) turnlog.Entry { return turnlog.Entry{Kind: turnlog.Event, Line: &l} }
+	msg := func(m fcp.Message) turnlog.Entry { return line(fcp.TurnLine{Event: fcp.EventMessage, Message: &m}) }
+	turn := int64(1)
+	log := &turnlog.Log{Entries: []turnlog.Entry{
+		msg(fcp.Message{Type: fcp.MessageUser, Text: "do it"}),
+		line(fcp.TurnLine{Event: fcp.EventModelRequest, Iteration: fcp.Int(0), Tools: &[]fcp.ToolDescription{{Name: "run_command"}}, Messages: &[]fcp.Message{{Type: "user"}}}),
+		msg(fcp.Message{Type: fcp.MessageToolUse, ID: "c1", Name: "run_command", Args: json.RawMessage(`{"command":"echo one"}`)}),
+		msg(fcp.Message{Type: fcp.MessageToolUse, ID: "c2", Name: "run_command", Args: json.RawMessage(`{"command":"sleep 30"}`)}),
+		msg(fcp.Message{Type: fcp.MessageToolUse, ID: "c3", Name: "run_command", Args: json.RawMessage(`{"command":"echo three"}`)}),
+		line(fcp.TurnLine{Event: fcp.EventStarted, ID: "c1", Name: "run_command"}),
+		line(fcp.TurnLine{Event: fcp.EventStdout, ID: "c1", Chunk: "one\n"}),
+		line(fcp.TurnLine{Event: fcp.EventCompleted, ID: "c1", Name: "run_command"}),
+		msg(fcp.Message{Type: fcp.MessageToolResult, ID: "c1", Content: strp("one\n"), IsError: fcp.Bool(false)}),
+		line(fcp.TurnLine{Event: fcp.EventStarted, ID: "c2", Name: "run_command"}),
+		{Kind: turnlog.Sent, Req: &fcp.TurnRequest{Op: fcp.OpCancel, Turn: &turn}},
+		line(fcp.TurnLine{Event: fcp.EventCompleted, ID: "c2", Name: "run_command"}),
+		msg(fcp.Message{Type: fcp.MessageToolResult, ID: "c2", Content: strp("Cancelled by user"), IsError: &yes}),
+		line(fcp.TurnLine{Event: fcp.EventStarted, ID: "c3", Name: "run_command"}),
+		line(fcp.TurnLine{Event: fcp.EventStdout, ID: "c3", Chunk: "three\n"}),
+		line(fcp.TurnLine{Event: fcp.EventCompleted, ID: "c3", Name: "run_command"}),
+		msg(fcp.Message{Type: fcp.MessageToolResult, ID: "c3", Content: strp("three\n"), IsError: fcp.Bool(false)}),
+		{Kind: turnlog.Final, Line: &fcp.TurnLine{OK: &ok, End: fcp.EndCancelled}},
+	}}
+	content := "(the turn's golden rendering)"
+	return &runner.Result{Case: c, Status: runner.Failed, Duration: 40 * time.Millisecond,
+		Message:  "expect [T-CAN-01]: result of call c3 differs from the expected content",
+		Request:  &fcp.Request{FCP: 1, Op: fcp.OpTurn, Case: "tool_executor/turn-cancel", Ctx: &fcp.Ctx{WorkingDir: "$ROOT"}},
+		Response: &fcp.Response{OK: &ok, Content: &content}, Turn: log,
+		Failures: []check.Failure{{IDs: []string{"T-CAN-01"}, Kind: check.KindExpect, Message: "result of call c3 differs from the expected content",
+			Diff: "--- want\n+++ got\n@@ -1,1 +1,1 @@\n-Cancelled by user\n+three\n"}}}
 }
 
 var update = flag.Bool("update", false, "rewrite testdata/text.golden and README's sample report")
@@ -124,7 +166,7 @@ func TestText(t *testing.T) {
 		{"response", "  response: ok, 108 bytes: {\"path\":\".\""},
 		{"wanted", "  wanted: ok, content matching (listed fields only) {\"entries\":"},
 		{"unified diff", "    --- want\n    +++ got\n    @@ -4,13 +4,13 @@\n"},
-		{"errored case", "\nERRORED list_directory/not-a-dir  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-02\n  error: timeout after 10s\n  stderr:\n    panic: boom\n    \tgoroutine 1\\x00\\x1b[0m\n"},
+		{"errored case", "\nERRORED list_directory/not-a-dir  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-02\n  error: fcp protocol error (timeout): timed out after 10s waiting for the response to seq 3 (op call)\n  hint: no answer to op call within the timeout: the implementation may hang on this case, or buffer its output (flush after each line)\n  stderr:\n    panic: boom\n    \tgoroutine 1\\x00\\x1b[0m\n"},
 		{"warnings after failures", "\nwarnings: 1 "},
 		{"warning block", "  WARN list_directory/dfs-truncation-4  invariant [FR-LD-OUT-09]: entries SHOULD be sorted\n"},
 		{"notes counted", "\nnotes: 1 differences from the reference where the spec leaves the bytes open (-v lists them)\n"},
@@ -132,8 +174,13 @@ func TestText(t *testing.T) {
 		{"ID table", "\nIDs needing attention:\n  FAILED     T-LD-05          list_directory  max_entries truncates."},
 		{"uncovered ID", "  UNCOVERED  T-LD-14          list_directory  Output truncation overrides.\n"},
 		{"skip reasons grouped", "skipped 2 case(s): " + unsupported + "\n"},
-		{"ID counts", "IDs: 1 passed, 3 failed, 1 errored, 2 skipped, 1 uncovered, 1 untestable\n"},
-		{"case counts", "cases: 1 passed, 2 failed, 3 skipped, 1 errored (1 not selected) in 1.234s\n"},
+		{"turn transcript, an event a line", "  turn (18 events):\n      1 message user \"do it\"\n      2 model_request #0 1 tools, 1 messages\n"},
+		{"tool calls with their args", "      3 message tool_use c1 run_command {\"command\":\"echo one\"}\n"},
+		{"what the runner sent", "     11 → cancel\n"},
+		{"results with is_error", "     13 message tool_result c2 is_error=true \"Cancelled by user\"\n"},
+		{"the final response", "     18 final ok end=cancelled\n"},
+		{"ID counts", "IDs: 1 passed, 4 failed, 1 errored, 2 skipped, 1 uncovered, 1 untestable\n"},
+		{"case counts", "cases: 1 passed, 3 failed, 3 skipped, 1 errored (1 not selected) in 1.234s\n"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(out, tt.want) {
@@ -169,8 +216,9 @@ func TestTextVerbose(t *testing.T) {
 	}
 }
 
-// Later cases failing like an earlier one, and failing cases after the
-// first full blocks, get one line each with their first change.
+// The first case of each cause (a charged ID with a kind of check) gets a
+// full block, however many came before; later cases of a cause one line
+// each, after the full blocks, with their first change.
 func TestTextBriefBlocks(t *testing.T) {
 	inv := func(name, msg string) *runner.Result {
 		return &runner.Result{Case: kase("list_directory", name, "T-LD-06"), Status: runner.Failed,
@@ -186,6 +234,9 @@ func TestTextBriefBlocks(t *testing.T) {
 		exp("symlink", "--- want\n+++ got\n@@ -1,3 +1,3 @@\n {\n-  \"type\": \"symlink\"\n+  \"type\": \"file\"\n }\n"),
 		exp("order", "--- want\n+++ got\n@@ -1,3 +1,3 @@\n [\n-  \"b\"\n+  \"c\"\n ]\n"),
 		exp("extra", "--- want\n+++ got\n@@ -1,3 +1,6 @@\n [\n+  {\n+    \"x\": 1\n+  }\n ]\n"),
+		inv("budget-3", "output is 222 bytes, over effective_max 221"),
+		{Case: kase("list_directory", "other-bug", "T-LD-07"), Status: runner.Failed,
+			Failures: []check.Failure{{IDs: []string{"T-LD-07"}, Kind: check.KindExpect, Message: "a third bug"}}},
 	}}
 	var buf bytes.Buffer
 	report.Text(&buf, run, report.TextOptions{})
@@ -193,12 +244,49 @@ func TestTextBriefBlocks(t *testing.T) {
 	for _, want := range []string{
 		"FAILED list_directory/budget-2  (conformance/cases/list_directory/cases.json:3): like budget-1: invariant [FR-LD-OUT-03]: output is 111 bytes, over effective_max 110\n",
 		"\nFAILED list_directory/symlink  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-01\n",
-		"FAILED list_directory/order  (conformance/cases/list_directory/cases.json:3): expect [T-LD-01]: result differs; want \"b\", got \"c\"\n",
-		"FAILED list_directory/extra  (conformance/cases/list_directory/cases.json:3): expect [T-LD-01]: result differs; extra \"x\": 1\n",
+		"\nFAILED list_directory/other-bug  (conformance/cases/list_directory/cases.json:3)\n  IDs: T-LD-07\n",
+		"\nfailing only like a case above (4):\n",
+		"FAILED list_directory/order  (conformance/cases/list_directory/cases.json:3): like symlink: expect [T-LD-01]: result differs; want \"b\", got \"c\"\n",
+		"FAILED list_directory/extra  (conformance/cases/list_directory/cases.json:3): like symlink: expect [T-LD-01]: result differs; extra \"x\": 1\n",
+		"FAILED list_directory/budget-3  (conformance/cases/list_directory/cases.json:3): like budget-1: invariant [FR-LD-OUT-03]: output is 222 bytes, over effective_max 221\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A definitions response is shown as received, every definition, though
+// the checks saw only the spec's own; a long response is cut in the middle
+// with its size, and not shown twice.
+func TestTextResponseAsReceived(t *testing.T) {
+	defs := &fcp.Response{Seq: 1, OK: fcp.Bool(true), Definitions: []fcp.Definition{{Name: "list_directory"}, {Name: "read_file"}, {Name: "write_file"}}}
+	c := kase("search_files", "definition", "FR-SF-DEF-01")
+	c.Op = "definitions"
+	big := `{"text":"` + strings.Repeat("x", 8000) + `"}`
+	run := &runner.Run{Results: []*runner.Result{
+		{Case: c, Status: runner.Failed, Response: &fcp.Response{Seq: 1, OK: fcp.Bool(true)}, Received: defs,
+			Failures: []check.Failure{{IDs: []string{"FR-SF-DEF-01"}, Kind: check.KindExpect, Message: "no definition of search_files"}}},
+		{Case: kase("search_files", "big", "FR-SF-OUT-01"), Status: runner.Failed, Response: &fcp.Response{OK: fcp.Bool(true), Content: &big},
+			Failures: []check.Failure{{IDs: []string{"FR-SF-OUT-01"}, Kind: check.KindExpect, Message: "want an error, got a successful result\n" + big}}},
+	}}
+	var buf bytes.Buffer
+	report.Text(&buf, run, report.TextOptions{})
+	out := buf.String()
+	for _, want := range []string{
+		"  response: ok, 3 definitions: list_directory, read_file, write_file\n",
+		"  response: ok, 8011 bytes: {\"text\":\"xxx",
+		"… [8011 bytes] …",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if len(out) > 2000 {
+		t.Errorf("the report is %d bytes: the 8 KB response is not cut", len(out))
+	}
+	if rep := report.BuildJSON(run); len(rep.Cases[0].Response.Definitions) != 3 {
+		t.Errorf("the JSON report's response has %d definitions, want the 3 received", len(rep.Cases[0].Response.Definitions))
 	}
 }
 
@@ -234,14 +322,22 @@ func TestTextShowsInvariantFailureOutsideTheCaseIDs(t *testing.T) {
 
 func TestBuildJSON(t *testing.T) {
 	rep := report.BuildJSON(sampleRun())
-	if d := cmp.Diff(report.JSONSummary{Passed: 1, Failed: 2, Skipped: 3, Errored: 1, Warnings: 1, Notes: 1}, rep.Summary); d != "" {
+	if d := cmp.Diff(report.JSONSummary{Passed: 1, Failed: 3, Skipped: 3, Errored: 1, Warnings: 1, Notes: 1}, rep.Summary); d != "" {
 		t.Errorf("summary differs (-want +got):\n%s", d)
 	}
 	if rep.ElapsedMs != 1234 || rep.Implementation.Name != "my-impl" || len(rep.Notes) != 1 {
 		t.Errorf("implementation %+v, notes %v, elapsed %d", rep.Implementation, rep.Notes, rep.ElapsedMs)
 	}
-	if len(rep.Cases) != 7 || len(rep.IDs) != 9 {
-		t.Fatalf("%d cases and %d ids, want 7 (the unselected case left out) and 9", len(rep.Cases), len(rep.IDs))
+	if len(rep.Cases) != 8 || len(rep.IDs) != 10 {
+		t.Fatalf("%d cases and %d ids, want 8 (the unselected case left out) and 10", len(rep.Cases), len(rep.IDs))
+	}
+	turn := rep.Cases[3]
+	if turn.Name != "tool_executor/turn-cancel" || len(turn.Turn) != 18 || turn.Response == nil || turn.Response.Content != nil {
+		t.Errorf("a turn case's transcript is turn, its response only ok: %+v", turn)
+	} else if ev := turn.Turn[12]; ev.Event != "message" || ev.Type != "tool_result" || ev.ID != "c2" || ev.IsError == nil || !*ev.IsError || ev.Text != `"Cancelled by user"` {
+		t.Errorf("event 13 is c2's result, got %+v", ev)
+	} else if ev := turn.Turn[10]; ev.Event != "cancel" || !ev.Sent {
+		t.Errorf("event 11 is the cancel the runner sent, got %+v", ev)
 	}
 	fail := rep.Cases[1]
 	if fail.Name != "list_directory/dfs-truncation-4" || fail.File != "list_directory/cases.json" || fail.Line != 176 || fail.Doc == "" ||
@@ -262,7 +358,7 @@ func TestBuildJSON(t *testing.T) {
 	for _, c := range rep.Cases {
 		statuses = append(statuses, c.Status)
 	}
-	if d := cmp.Diff([]runner.Status{"passed", "failed", "errored", "skipped", "skipped", "skipped", "failed"}, statuses); d != "" {
+	if d := cmp.Diff([]runner.Status{"passed", "failed", "errored", "failed", "skipped", "skipped", "skipped", "failed"}, statuses); d != "" {
 		t.Errorf("case statuses differ (-want +got):\n%s", d)
 	}
 	uncovered := rep.IDs[5]
@@ -289,7 +385,7 @@ func TestJSONOutput(t *testing.T) {
 		"implementation": {"language", "name", "version"},
 		"summary":        {"errored", "failed", "notes", "passed", "skipped", "warnings"},
 		"cases[1]":       {"doc", "duration_us", "failures", "file", "ids", "interpretations", "line", "message", "name", "request", "response", "spec", "status", "warnings"},
-		"cases[2]":       {"duration_us", "file", "ids", "line", "message", "name", "spec", "status", "stderr"},
+		"cases[2]":       {"duration_us", "file", "hint", "ids", "line", "message", "name", "spec", "status", "stderr"},
 		"ids[0]":         {"cases", "id", "level", "spec", "status", "testable"},
 		"failure":        {"diff", "ids", "kind", "message", "requirements"},
 	}
@@ -385,13 +481,16 @@ func TestJUnit(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("JUnit output is not well-formed XML: %v\n%s", err, out)
 	}
-	if doc.Tests != 7 || doc.Failures != 2 || doc.Errors != 1 || doc.Skipped != 3 {
-		t.Errorf("testsuites counts tests=%d failures=%d errors=%d skipped=%d, want 7 2 1 3", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	if doc.Tests != 8 || doc.Failures != 3 || doc.Errors != 1 || doc.Skipped != 3 {
+		t.Errorf("testsuites counts tests=%d failures=%d errors=%d skipped=%d, want 8 3 1 3", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
 	}
-	if len(doc.Suites) != 2 || doc.Suites[0].Name != "list_directory" || doc.Suites[1].Name != "codex_list_dir" {
+	if len(doc.Suites) != 3 || doc.Suites[0].Name != "list_directory" || doc.Suites[1].Name != "tool_executor" || doc.Suites[2].Name != "codex_list_dir" {
 		t.Fatalf("want one suite per spec in order of first appearance, got %+v", doc.Suites)
 	}
-	ld, cx := doc.Suites[0], doc.Suites[1]
+	if body := doc.Suites[1].Cases[0].Failure.Body; !strings.Contains(body, "turn (18 events):\n    1 message user \"do it\"\n") {
+		t.Errorf("the turn case's failure lacks its transcript:\n%s", body)
+	}
+	ld, cx := doc.Suites[0], doc.Suites[2]
 	if ld.Tests != 5 || ld.Failures != 1 || ld.Errors != 1 || ld.Skipped != 2 || cx.Tests != 2 || cx.Failures != 1 || cx.Skipped != 1 {
 		t.Errorf("suite counts: %s %d/%d/%d/%d, %s %d/%d/%d", ld.Name, ld.Tests, ld.Failures, ld.Errors, ld.Skipped, cx.Name, cx.Tests, cx.Failures, cx.Skipped)
 	}
@@ -415,7 +514,8 @@ func TestJUnit(t *testing.T) {
 		t.Errorf("a passed testcase carries a verdict element: %+v", ld.Cases[0])
 	}
 	errCase := ld.Cases[2]
-	if errCase.Error == nil || errCase.Error.Message != "timeout after 10s" || errCase.SystemErr != "panic: boom\n\tgoroutine 1??[0m" {
+	if errCase.Error == nil || !strings.HasPrefix(errCase.Error.Message, "fcp protocol error (timeout)") || errCase.SystemErr != "panic: boom\n\tgoroutine 1??[0m" ||
+		!strings.Contains(errCase.Error.Body, "hint: no answer to op call within the timeout") {
 		t.Errorf("errored testcase = %+v (system-err %q)", errCase, errCase.SystemErr)
 	}
 	if s := ld.Cases[3].Skipped; s == nil || s.Message != unsupported {
@@ -540,5 +640,24 @@ func TestReadmeSample(t *testing.T) {
 	}
 	if d := diff.Text(buf.String(), got); d != "" {
 		t.Errorf("README's sample report is out of date (go test ./conformance/report -update rewrites it):\n%s", d)
+	}
+}
+
+// An errored turn shows its last events and what they usually mean.
+func TestTextErroredTurn(t *testing.T) {
+	r := sampleTurn()
+	r.Status, r.Failures = runner.Errored, nil
+	r.Message = "fcp protocol error (timeout): timed out after 10s waiting for the end of turn seq 1 (last event read: started; 0 requests unanswered)"
+	r.Turn.Entries = r.Turn.Entries[:10] // up to "started c2"
+	var buf bytes.Buffer
+	report.Text(&buf, &runner.Run{Results: []*runner.Result{r}}, report.TextOptions{})
+	out := buf.String()
+	for _, want := range []string{
+		"  turn (10 events, the last 8):\n      3 message tool_use c1",
+		"     10 started c2 run_command\n  hint: timed out after the `started` event of a run_command: the command may be waiting on stdin left open, or ignoring its timeout\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -27,17 +27,19 @@ type TextOptions struct {
 	CasesDir string
 }
 
-// Limits of the default (non-verbose) report. The first fullBlocks
-// failing cases that do not fail like an earlier one get a full block;
-// every other failing case gets one line with its first failure and first
-// change, so that a report's first screen reaches several distinct bugs
-// (-v shows every block in full, `forge-conform show CASE` one case).
+// Limits of the default (non-verbose) report. The first failing case of
+// each cause (a charged ID with a kind of check, causeKeys) gets a full
+// block; a case all of whose causes were shown gets one line with its
+// first failure and first change, after the full blocks, so that a
+// report's first screens reach every distinct bug (-v shows every block in full, `forge-conform show
+// CASE` one case).
 const (
-	fullBlocks = 2
-
-	clipLine  = 160 // characters of a doc, request, response or expectation
-	clipDiff  = 10  // lines of a diff
-	tableText = 56  // characters of an ID's summary in the table
+	clipLine = 160 // bytes of a doc, request, response, expectation or diff line
+	clipDiff = 12  // lines of a diff
+	clipTurn = 30  // events of a turn's transcript
+	// errorEvents is how many of an errored turn's last events are shown.
+	errorEvents = 8
+	tableText   = 56 // characters of an ID's summary in the table
 	// erroredRows is how many errored IDs the table lists one by one; more
 	// are one line per spec.
 	erroredRows = 8
@@ -45,9 +47,8 @@ const (
 
 // Text writes the human report: one block per failing or errored case in
 // corpus order, warnings, a table of the IDs that need attention, then
-// counts. A case failing exactly like an earlier one (same invariant
-// messages, or the same changed lines) gets a two-line block pointing at
-// the first.
+// counts. A case failing only in ways an earlier one did (the same
+// charged IDs and kinds of check) gets one line pointing at the first.
 func Text(w io.Writer, run *runner.Run, o TextOptions) {
 	if o.CasesDir == "" {
 		o.CasesDir = "conformance/cases"
@@ -71,6 +72,12 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 			t.block(r)
 		}
 	}
+	if len(t.later) > 0 {
+		t.printf("\nfailing only like a case above (%d):\n", len(t.later))
+		for _, l := range t.later {
+			t.printf("%s\n", l)
+		}
+	}
 	t.warnings(run)
 	t.reviews(run)
 	t.idTable(run)
@@ -79,12 +86,13 @@ func Text(w io.Writer, run *runner.Run, o TextOptions) {
 }
 
 type textWriter struct {
-	w     io.Writer
-	run   *runner.Run
-	o     TextOptions
-	seen  map[string]string // failure signature -> first case showing it
-	full  int               // full blocks printed
-	brief bool              // the last thing printed was a one-line block
+	w    io.Writer
+	run  *runner.Run
+	o    TextOptions
+	seen map[string]string // cause (causeKeys) -> first case showing it
+	// later are the one-line blocks of cases failing only like earlier
+	// ones, printed after the full blocks.
+	later []string
 	// same lists, by errored case, the later cases that errored with its
 	// cause (runner.Cause); those cases get no block of their own.
 	same map[string][]string
@@ -104,6 +112,13 @@ func (t *textWriter) stopped(st *runner.Stop) {
 		t.printf("  hello: %s\n  then %s: %s\n", clean(st.Hello), strings.Join(st.Cases, ", "), clean(st.Cause))
 	default:
 		t.printf("  the first %d cases all errored alike: %s\n  cases: %s\n", len(st.Cases), clean(st.Cause), strings.Join(st.Cases, ", "))
+	}
+	cause := st.Cause
+	if st.Hello != "" {
+		cause = st.Hello
+	}
+	if h := Hint(seenOf(cause, nil)); h != "" {
+		t.printf("  hint: %s\n", h)
 	}
 	if s := strings.TrimSpace(st.Stderr); s != "" {
 		t.printf("  stderr:\n%s", indentLines(tail(clean(s), 5), "    "))
@@ -160,7 +175,21 @@ func (t *textWriter) block(r *runner.Result) {
 		}
 		t.printf("\n%s\n  IDs: %s\n", head, strings.Join(c.IDs, " "))
 		t.request(r)
-		t.printf("  error: %s\n", clean(r.Message))
+		t.printf("  error: %s\n", t.clip(clean(r.Message)))
+		seen := seenResult(r)
+		if evs := turnEvents(r.Turn); len(evs) > 0 {
+			lines := eventLines(evs, 0)
+			if len(evs) > errorEvents && !t.o.Verbose {
+				t.printf("  turn (%d events, the last %d):\n", len(evs), errorEvents)
+				lines = lines[len(lines)-errorEvents:]
+			} else {
+				t.printf("  turn (%d events):\n", len(evs))
+			}
+			t.printf("%s", indentLines(strings.Join(lines, "\n"), "    "))
+		}
+		if h := Hint(seen); h != "" {
+			t.printf("  hint: %s\n", h)
+		}
 		if r.Stderr != "" {
 			t.printf("  stderr:\n%s", indentLines(tail(clean(r.Stderr), 10), "    "))
 		}
@@ -172,37 +201,41 @@ func (t *textWriter) block(r *runner.Result) {
 			}
 			t.printf("  the same error in %d more case(s): %s\n", len(same), list)
 		}
-		t.brief = false
 		return
 	}
 	fails := ordered(r.Failures)
 	if !t.o.Verbose {
-		sig := signature(fails)
-		first, repeated := t.seen[sig]
-		if sig != "" && !repeated {
-			t.seen[sig] = c.Name
-		}
-		if repeated || t.full >= fullBlocks {
-			line := head + ": "
-			if repeated {
-				line += "like " + first + ": "
+		first, repeated := "", true
+		for _, keys := range causeKeys(fails) {
+			known := ""
+			for _, k := range keys {
+				if f, ok := t.seen[k]; ok && known == "" {
+					known = f
+				}
 			}
+			for _, k := range keys {
+				if _, ok := t.seen[k]; !ok {
+					t.seen[k] = c.Name
+				}
+			}
+			if known == "" {
+				repeated = false
+			} else if first == "" {
+				first = known
+			}
+		}
+		if repeated && len(fails) > 0 {
+			line := head + ": like " + first + ": "
 			f := fails[0]
 			msg, _, _ := strings.Cut(clean(f.Message), " (")
 			line += fmt.Sprintf("%s [%s]: %s", f.Kind, strings.Join(f.IDs, " "), msg)
 			if ch := firstChange(fails); ch != "" {
 				line += "; " + ch
 			}
-			if !t.brief {
-				t.printf("\n")
-				t.brief = true
-			}
-			t.printf("%s\n", clipTo(line, 2*clipLine))
+			t.later = append(t.later, clipMiddle(line, 2*clipLine))
 			return
 		}
-		t.full++
 	}
-	t.brief = false
 	t.printf("\n%s\n", head)
 	ids := "  IDs: " + strings.Join(c.IDs, " ")
 	if len(c.Interpretations) > 0 {
@@ -213,9 +246,18 @@ func (t *textWriter) block(r *runner.Result) {
 		t.printf("  doc: %s\n", t.clip(clean(c.Doc)))
 	}
 	t.request(r)
-	t.printf("  response: %s\n", t.clip(responseText(r.Response)))
-	if w := wantedText(c); w != "" {
-		t.printf("  wanted: %s\n", t.clip(w))
+	if evs := turnEvents(r.Turn); len(evs) > 0 {
+		t.printf("  turn (%d events):\n", len(evs))
+		max := clipTurn
+		if t.o.Verbose {
+			max = 0
+		}
+		t.printf("%s", indentLines(strings.Join(eventLines(evs, max), "\n"), "    "))
+	} else {
+		t.printf("  response: %s\n", responseText(received(r), t.clipN()))
+	}
+	if w := wantedText(c, t.clipN()); w != "" {
+		t.printf("  wanted: %s\n", w)
 	}
 	if len(fails) == 0 {
 		t.printf("  %s\n", clean(r.Message))
@@ -226,7 +268,20 @@ func (t *textWriter) block(r *runner.Result) {
 			others = true
 		}
 	}
+	// Past the first failure of each cause in the case, the rest are
+	// counted (-v shows each).
+	shown, more := map[string]bool{}, map[string]int{}
+	var moreOrder []string
 	for _, f := range fails {
+		key := f.Kind + " [" + strings.Join(f.IDs, ", ") + "]"
+		if shown[key] && !t.o.Verbose {
+			if more[key] == 0 {
+				moreOrder = append(moreOrder, key)
+			}
+			more[key]++
+			continue
+		}
+		shown[key] = true
 		line := t.failureLine(c, f)
 		switch {
 		case f.Diff == "":
@@ -238,6 +293,9 @@ func (t *textWriter) block(r *runner.Result) {
 			t.diff(f.Diff)
 		}
 	}
+	for _, key := range moreOrder {
+		t.printf("  ... %d more %s failures like the first (-v shows each)\n", more[key], key)
+	}
 	for _, q := range quotesOf(t.run, fails) {
 		for _, l := range quoteLines(q, t.run.Quotes.Given(), t.clip) {
 			t.printf("  %s\n", l)
@@ -247,11 +305,21 @@ func (t *textWriter) block(r *runner.Result) {
 
 // failureLine is "kind [IDs]: message", the IDs left out when they are
 // the case's own.
+// Each line of the message is cut in the middle past twice clipLine (a
+// message may quote a whole response).
 func (t *textWriter) failureLine(c *corpus.Case, f check.Failure) string {
-	if strings.Join(f.IDs, " ") == strings.Join(c.IDs, " ") {
-		return fmt.Sprintf("%s: %s", f.Kind, clean(f.Message))
+	msg := clean(f.Message)
+	if !t.o.Verbose {
+		lines := strings.Split(msg, "\n")
+		for i, l := range lines {
+			lines[i] = clipMiddle(l, 2*clipLine)
+		}
+		msg = strings.Join(lines, "\n")
 	}
-	return fmt.Sprintf("%s [%s]: %s", f.Kind, strings.Join(f.IDs, ", "), clean(f.Message))
+	if strings.Join(f.IDs, " ") == strings.Join(c.IDs, " ") {
+		return fmt.Sprintf("%s: %s", f.Kind, msg)
+	}
+	return fmt.Sprintf("%s [%s]: %s", f.Kind, strings.Join(f.IDs, ", "), msg)
 }
 
 // request prints the checked request as sent, paths as $ROOT.
@@ -279,30 +347,26 @@ func (t *textWriter) request(r *runner.Result) {
 }
 
 func (t *textWriter) diff(d string) {
-	lines := strings.Split(strings.TrimRight(clean(d), "\n"), "\n")
-	if !t.o.Verbose && len(lines) > clipDiff {
-		more := len(lines) - clipDiff
-		lines = append(lines[:clipDiff], fmt.Sprintf("... %d more diff lines (-v shows all)", more))
+	d = clean(d)
+	if !t.o.Verbose {
+		d = shortDiff(d, clipLine, clipDiff)
 	}
-	t.printf("%s", indentLines(strings.Join(lines, "\n"), "    "))
+	t.printf("%s", indentLines(d, "    "))
+}
+
+// clipN is how long a value may be before it is cut (0: -v, never).
+func (t *textWriter) clipN() int {
+	if t.o.Verbose {
+		return 0
+	}
+	return clipLine
 }
 
 func (t *textWriter) clip(s string) string {
 	if t.o.Verbose {
 		return s
 	}
-	return clipTo(s, clipLine)
-}
-
-func clipTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("... (%d more bytes)", len(s)-cut)
+	return clipMiddle(s, clipLine)
 }
 
 // firstChange describes the first change of the first diff on one line:
@@ -561,44 +625,46 @@ func ordered(fs []check.Failure) []check.Failure {
 	return out
 }
 
-var digits = regexp.MustCompile(`[0-9]+`)
-
-// signature identifies how a case failed, so that later cases failing the
-// same way are shown briefly: its invariant failures (messages with the
-// numbers masked) when it has any, else the lines its diffs change. ""
-// when there is nothing specific to compare.
-func signature(fs []check.Failure) string {
-	var parts []string
+// causeKeys are the causes of a case's failures, by failure: each ID it
+// is charged to with its kind of check. A failure sharing one of them with
+// an earlier one has the same cause. A golden failure beside others is
+// left out: it repeats what they say in bytes.
+func causeKeys(fs []check.Failure) [][]string {
+	others := false
 	for _, f := range fs {
-		if f.Kind == check.KindInvariant {
-			parts = append(parts, f.Kind+"|"+strings.Join(f.IDs, ",")+"|"+digits.ReplaceAllString(f.Message, "N"))
-		}
+		others = others || f.Kind != check.KindGolden
 	}
-	if len(parts) == 0 {
-		for _, f := range fs {
-			if f.Kind == check.KindGolden || f.Diff == "" {
-				continue
-			}
-			var changed []string
-			for _, l := range strings.Split(f.Diff, "\n") {
-				if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "+++") {
-					changed = append(changed, l[:1]+strings.TrimRight(strings.TrimSpace(l[1:]), ","))
-				}
-			}
-			parts = append(parts, f.Kind+"|"+f.Message+"|"+strings.Join(changed, "\n"))
+	var out [][]string
+	for _, f := range fs {
+		if f.Kind == check.KindGolden && others {
+			continue
 		}
+		var keys []string
+		for _, id := range f.IDs {
+			keys = append(keys, id+"|"+f.Kind)
+		}
+		out = append(out, keys)
 	}
-	return strings.Join(parts, "\n")
+	return out
+}
+
+// received is the response as the implementation sent it (normalized):
+// Result.Received when the checks saw less of it.
+func received(r *runner.Result) *fcp.Response {
+	if r.Received != nil {
+		return r.Received
+	}
+	return r.Response
 }
 
 // responseText is a response on one line: ok and the content, or the
-// error.
-func responseText(r *fcp.Response) string {
+// error, values longer than n bytes cut in the middle (0: never).
+func responseText(r *fcp.Response, n int) string {
 	switch {
 	case r == nil:
 		return "(none)"
 	case r.Error != nil:
-		s := "error " + r.Error.Kind + ": " + clean(r.Error.Message)
+		s := "error " + r.Error.Kind + ": " + clipMiddle(clean(r.Error.Message), n)
 		if r.Error.Denial != nil {
 			d, _ := json.Marshal(r.Error.Denial)
 			s += " denial " + string(d)
@@ -611,20 +677,23 @@ func responseText(r *fcp.Response) string {
 		for i, d := range r.Definitions {
 			names[i] = d.Name
 		}
-		return "ok, definitions of " + strings.Join(names, ", ")
+		return fmt.Sprintf("ok, %d definitions: %s", len(names), clipMiddle(strings.Join(names, ", "), n))
 	case r.Content != nil:
 		s := fmt.Sprintf("ok, %d bytes", len(*r.Content))
 		if r.AllowTruncation != nil && *r.AllowTruncation {
 			s += ", allow_truncation"
 		}
-		return s + ": " + contentLine(*r.Content)
+		return s + ": " + clipMiddle(contentLine(*r.Content), n)
 	}
 	b, _ := json.Marshal(r)
-	return string(b)
+	return clipMiddle(string(b), n)
 }
 
-// wantedText is the case's expectation on one line.
-func wantedText(c *corpus.Case) string {
+// wantedText is the case's expectation on one line, values longer than n
+// bytes cut in the middle (0: never).
+func wantedText(c *corpus.Case, n int) string {
+	contentLine := func(s string) string { return clipMiddle(contentLine(s), n) }
+	compact := func(raw []byte) string { return clipMiddle(compact(raw), n) }
 	e := c.Expect
 	var parts []string
 	switch {

@@ -21,7 +21,8 @@ import (
 // The report a new user gets for an implementation with three realistic
 // bugs (traversal order, a budget one byte too generous, following
 // symlinks), run on the list_directory and read_file cases, must be short
-// and show every bug on its first screen.
+// and show every bug on its first screen: a full block for each, the
+// cases failing like them one line each after.
 func TestThreeBugReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the list_directory and read_file cases")
@@ -66,7 +67,7 @@ func TestThreeBugReport(t *testing.T) {
 	for _, bug := range []struct{ name, evidence string }{
 		{"budget off by one", "invariant [FR-LD-OUT-03, FR-LD-OUT-06]: output is 829 bytes, over effective_max 828"},
 		{"budget request", `ctx: {"working_dir":"$ROOT","max_output_bytes":100000,"available_capacity_bytes":828}`},
-		{"following symlinks", `want "type": "symlink", got "type": "file"`},
+		{"following symlinks", `has type file, but lstat (which does not follow symlinks) says symlink`},
 		{"breadth-first order", "FR-LD-LST-05"},
 	} {
 		if !strings.Contains(first, bug.evidence) {

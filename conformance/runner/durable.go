@@ -199,6 +199,7 @@ func (r *Runner) runDurable(ctx context.Context, c *corpus.Case, res *Result) *R
 			res.Failures = append(res.Failures, check.TurnOrder(c, "the turn", exp.TurnOrder, logs[0])...)
 		}
 		final := logs[len(logs)-1]
+		res.Turn = final
 		res.Failures = append(res.Failures, check.Turn(check.TurnInput{Case: c, Log: final})...)
 		content := string(check.TurnGolden(final))
 		f := final.Final()

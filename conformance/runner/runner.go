@@ -34,6 +34,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/fusefault"
 	"github.com/forge-conform/forge-conform/conformance/leftover"
+	"github.com/forge-conform/forge-conform/conformance/turnlog"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 	"github.com/forge-conform/forge-conform/spec/quote"
@@ -150,6 +151,13 @@ type Result struct {
 	// Review is the case's review mark: it rests on a requirement whose
 	// SRD sentence changed and nobody reviewed it since (nil: none).
 	Review *spec.ReviewMark
+	// Received is the response as received (normalized) when the checks
+	// saw less of it in Response: a definitions response keeps only the
+	// spec's own tools there. Nil when Response is all of it.
+	Received *fcp.Response
+	// Turn is a turn case's record (normalized), also of a turn that did
+	// not end; nil for other cases.
+	Turn *turnlog.Log
 }
 
 // IDResult is the verdict on one requirement ID.
@@ -636,6 +644,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		return res
 	}
 	norm := normalize(resp, layout)
+	received := norm
 	if cat := r.opts.Specs.Catalogs[c.Spec]; cat != nil && norm.Definitions != nil {
 		// A spec's golden holds its own tools' definitions only, so a new
 		// tool elsewhere changes no other spec's golden.
@@ -648,6 +657,9 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		norm.Definitions = own
 	}
 	res.Response = &norm
+	if len(norm.Definitions) != len(received.Definitions) {
+		res.Received = &received // the checks saw part of it
+	}
 	res.Golden = check.Golden(c.Tool, norm)
 
 	in := check.Input{Case: c, Resp: norm, ContentBytes: n, Root: layout.Root}

@@ -101,12 +101,15 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	}
 	u := &turnUser{c: c.Turn, base: layout.Base}
 	log, stderr, err := tc.Turn(ctx, req, u.on)
+	if log != nil {
+		res.Turn = normalizeLog(log, layout)
+	}
 	if err != nil {
 		convErr = err
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
 		return res
 	}
-	norm := normalizeLog(log, layout)
+	norm := res.Turn
 	in := check.TurnInput{Case: c, Log: norm}
 	res.Failures = append(res.Failures, u.failures...)
 	res.Failures = append(res.Failures, check.Turn(in)...)
