@@ -376,6 +376,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if f.jsonOut == "-" || f.junitOut == "-" || f.htmlOut == "-" || f.mdOut == "-" {
 		text = stderr // keep stdout machine-readable
 	}
+	if f.verbose && run.Fixtures != "" {
+		fmt.Fprintf(text, "forge-conform: fixtures in %s\n", run.Fixtures)
+	}
 	report.Text(text, run, report.TextOptions{Verbose: f.verbose})
 	if err := writeReports(&f, run, stdout); err != nil {
 		return exitHarness, err
