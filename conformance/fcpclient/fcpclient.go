@@ -383,11 +383,27 @@ func (p *proc) send(ctx context.Context, line []byte) error {
 	}
 	stop := context.AfterFunc(ctx, func() { p.stdin.SetWriteDeadline(time.Unix(1, 0)) })
 	defer stop()
+	// A dead leader whose stdin a descendant holds open would block a
+	// large write until the deadline: give up when the leader exits.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-p.exited:
+			p.stdin.SetWriteDeadline(time.Unix(1, 0))
+		case <-done:
+		}
+	}()
 	_, err := p.stdin.Write(line)
 	return err
 }
 
 func (p *proc) sendError(ctx context.Context, err error, seq int64, start time.Time) error {
+	select {
+	case <-p.exited:
+		return p.crashError(seq, fmt.Sprintf("writing request seq %d failed (%v)", seq, err))
+	default:
+	}
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return &ProtocolError{Kind: KindTimeout, Seq: seq, Detail: fmt.Sprintf(
 			"timed out after %s writing request seq %d (the implementation is not reading its stdin)",

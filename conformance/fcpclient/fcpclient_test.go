@@ -196,6 +196,11 @@ func TestSessionProtocolErrors(t *testing.T) {
 		{name: "sigkill with grandchild holding stdout", o: opts("grandchild-then-sigkill"), timeout: 60 * time.Second,
 			req: call(`{}`), okBefore: 1,
 			kind: KindCrash, detail: "crashed: killed by signal 9 (SIGKILL) before answering seq 1", stderr: "fatal: killing myself"},
+		// The same while the request is being written: the child holds
+		// stdin open and never reads it, so a large write would block.
+		{name: "sigkill with grandchild holding stdin", o: opts("sigkill-after-hello"), timeout: 60 * time.Second,
+			req: call(big), okBefore: 1,
+			kind: KindCrash, detail: "crashed: killed by signal 9 (SIGKILL) before answering seq 1"},
 		{name: "garbage", o: opts("garbage"), timeout: 5 * time.Second, req: call(`{}`),
 			kind: KindGarbage, detail: `response to seq 0 is not a JSON object: "this is not json"`},
 		{name: "flood", o: func() Options { o := opts("flood"); o.MaxLineBytes = 100 << 10; return o }(),
