@@ -70,6 +70,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
 	}
+	var nothing nothingToRerun
+	if errors.As(err, &nothing) {
+		fmt.Fprintf(stdout, "forge-conform: %v\n", err)
+		return exitOK
+	}
 	var sb stoppedBy
 	if errors.As(err, &sb) {
 		fmt.Fprintf(stderr, "forge-conform: %v\n", err)
@@ -114,6 +119,8 @@ run flags:
   --run GLOB            only cases whose name or an ID matches (repeatable)
   --skip GLOB           leave out matching cases (repeatable)
   --skip-file FILE      expected failures: "GLOB reason" per line; a listed case that passes fails
+  --rerun-failed REPORT only the cases that failed or errored in REPORT (an earlier --report-json file),
+                        narrowed further by --run/--skip
   -j N                  parallel workers
   --timeout DURATION    per case (default 10s)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
@@ -145,6 +152,7 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type runFlags struct {
 	binary, mode, skipFile, runAs, jsonOut, junitOut, mutant, config string
+	rerunFailed                                                      string
 	htmlOut, mdOut, srdDir                                           string
 	run, skip, policies, readings                                    multi
 	jobs                                                             int
@@ -152,6 +160,9 @@ type runFlags struct {
 	verbose, strict, goldenStrict                                    bool
 	// progress, when set, is told how the run goes (a terminal's line).
 	progress func(runner.Progress)
+	// warn, when set, is told what the run leaves out and why (one line,
+	// without a newline); nil drops the warnings.
+	warn func(string)
 	// data names directories replacing the embedded data.
 	data dataFlags
 }
@@ -168,6 +179,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.Var(&f.run, "run", "case or ID glob to run")
 	fs.Var(&f.skip, "skip", "case or ID glob to skip")
 	fs.StringVar(&f.skipFile, "skip-file", "", "expected failures file")
+	fs.StringVar(&f.rerunFailed, "rerun-failed", "", "JSON report whose failed and errored cases to run again")
 	fs.IntVar(&f.jobs, "j", 2, "parallel workers")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-case timeout")
 	fs.StringVar(&f.runAs, "run-as", "nobody", "user that runs --binary when root")
@@ -260,6 +272,13 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 	if len(f.run)+len(f.skip) > 0 {
 		o.Select = sel
 	}
+	if f.rerunFailed != "" {
+		rerun, err := f.rerunSelector(d, sel)
+		if err != nil {
+			return o, err
+		}
+		o.Select = rerun
+	}
 	if f.skipFile != "" {
 		raw, err := os.ReadFile(f.skipFile)
 		if err != nil {
@@ -281,6 +300,35 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// rerunSelector selects the cases that failed or errored in the report
+// of --rerun-failed and that sel (--run, --skip) selects, by their full
+// names. It warns of each name the corpus no longer has.
+func (f *runFlags) rerunSelector(d *data, sel *runner.Selector) (*runner.Selector, error) {
+	names, warnings, err := rerunCases(f.rerunFailed, d.corpus.Cases)
+	if f.warn != nil {
+		for _, w := range warnings {
+			f.warn(w)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*corpus.Case{}
+	for _, c := range d.corpus.Cases {
+		byName[c.FullName()] = c
+	}
+	var run []string
+	for _, n := range names {
+		if sel.Match(byName[n]) {
+			run = append(run, n)
+		}
+	}
+	if len(run) == 0 {
+		return nil, nothingToRerun{fmt.Sprintf("nothing to rerun: --run/--skip leave out all %d failed or errored case(s) of %s", len(names), f.rerunFailed)}
+	}
+	return &runner.Selector{Run: run}, nil
 }
 
 // checkGlobs rejects a --run/--skip glob that matches no case and no
@@ -318,6 +366,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if prog != nil {
 		f.progress = prog.update
 	}
+	f.warn = func(msg string) { fmt.Fprintf(stderr, "forge-conform: warning: %s\n", msg) }
 	run, err := execute(ctx, &f)
 	prog.clear()
 	if err != nil {
@@ -326,6 +375,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	text := stdout
 	if f.jsonOut == "-" || f.junitOut == "-" || f.htmlOut == "-" || f.mdOut == "-" {
 		text = stderr // keep stdout machine-readable
+	}
+	if f.verbose && run.Fixtures != "" {
+		fmt.Fprintf(text, "forge-conform: fixtures in %s\n", run.Fixtures)
 	}
 	report.Text(text, run, report.TextOptions{Verbose: f.verbose})
 	if err := writeReports(&f, run, stdout); err != nil {

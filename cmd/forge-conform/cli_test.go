@@ -104,6 +104,10 @@ func TestScripts(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "fuse":
 				return haveFUSE, nil
+			case "ramfs":
+				// Without TMPDIR the runner's fixtures go to /dev/shm.
+				_, ok := scratch.RAM(256 << 20)
+				return ok, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

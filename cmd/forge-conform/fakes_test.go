@@ -69,17 +69,26 @@ var fakeImpls = map[string]fakeImpl{
 	// runner made for it), answers hello, then hangs on calls: the runner
 	// must kill the whole group. The grandchild's pid is appended to $FCP_GRANDCHILD_PIDFILE
 	// for no-sleep-left.
-	"fcp-grandchild": {start: func() { startGrandchild(false) }, call: func(io.Writer, int64) { sleepForever() }},
+	"fcp-grandchild": {start: func() { startGrandchild(false, nil) }, call: func(io.Writer, int64) { sleepForever() }},
 	// Like fcp-grandchild, but the child calls setsid: it leaves the
 	// process group (and the session), so only the implementation's cgroup
 	// or the runner's subreaper sweep can find it.
-	"fcp-grandchild-setsid": {start: func() { startGrandchild(true) }, call: func(io.Writer, int64) { sleepForever() }},
+	"fcp-grandchild-setsid": {start: func() { startGrandchild(true, nil) }, call: func(io.Writer, int64) { sleepForever() }},
+	// Starts `sleep 300` as a child that holds its stdout (and stderr),
+	// answers hello, then at the first call says so on stderr and kills
+	// itself with SIGKILL: the runner must see the death on the process
+	// itself, not wait for the pipe its child keeps open.
+	"fcp-grandchild-sigkill": {start: func() { startGrandchild(false, os.Stdout) }, call: func(_ io.Writer, seq int64) {
+		fmt.Fprintf(os.Stderr, "fcp-grandchild-sigkill: killing myself while handling seq %d\n", seq)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		sleepForever()
+	}},
 	// Declares the turn ops and the fcp_* test tools, starts `sleep 300`
 	// in its process group like fcp-grandchild, and answers a turn with
 	// one event, then never again: it neither ends the turn nor answers
 	// the runner's decide or cancel.
 	"fcp-turn-hang": {
-		start: func() { startGrandchild(false) },
+		start: func() { startGrandchild(false, nil) },
 		hello: func(w io.Writer, seq int64) {
 			writeLine(w, fmt.Sprintf(`{"seq":%d,"fcp":1,"implementation":{"name":"fcp-turn-hang","version":"0.0.1","language":"go"},`+
 				`"tools":["read_file","fcp_echo","fcp_fail","fcp_guarded","fcp_panic","fcp_sleep","fcp_touch"],`+
@@ -164,10 +173,14 @@ func sleepForever() {
 
 // startGrandchild starts `sleep 300` as a child in the fake's process group,
 // or with setsid in a session and process group of its own. It shares the
-// fake's stderr, so it also holds a pipe of the runner open.
-func startGrandchild(setsid bool) {
+// fake's stderr, so it also holds a pipe of the runner open, and stdout
+// when it is given (nil: none).
+func startGrandchild(setsid bool, stdout *os.File) {
 	c := exec.Command("sleep", "300")
 	c.Stderr = os.Stderr
+	if stdout != nil {
+		c.Stdout = stdout
+	}
 	if setsid {
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}

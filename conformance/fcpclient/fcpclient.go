@@ -257,7 +257,7 @@ func (s *Session) Close() error {
 			"did not exit within %s after answering bye and EOF on stdin; killed its process group", s.o.ExitGrace)})
 	case !s.p.exitedZero():
 		return s.p.withStderr(&ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
-			"exited with %s after bye and EOF on stdin; FCP/1 requires exit status 0", s.p.status())})
+			"%s after bye and EOF on stdin; FCP/1 requires exit status 0", s.p.status())})
 	}
 	return nil
 }
@@ -314,7 +314,7 @@ func (p *proc) awaitExit(parent context.Context, seq int64) error {
 			p.finish(0)
 			if !p.exitedZero() {
 				return &ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
-					"exited with %s after answering seq %d and EOF on stdin; FCP/1 requires exit status 0", p.status(), seq)}
+					"%s after answering seq %d and EOF on stdin; FCP/1 requires exit status 0", p.status(), seq)}
 			}
 			return nil
 		case m := <-lines:
@@ -383,11 +383,27 @@ func (p *proc) send(ctx context.Context, line []byte) error {
 	}
 	stop := context.AfterFunc(ctx, func() { p.stdin.SetWriteDeadline(time.Unix(1, 0)) })
 	defer stop()
+	// A dead leader whose stdin a descendant holds open would block a
+	// large write until the deadline: give up when the leader exits.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-p.exited:
+			p.stdin.SetWriteDeadline(time.Unix(1, 0))
+		case <-done:
+		}
+	}()
 	_, err := p.stdin.Write(line)
 	return err
 }
 
 func (p *proc) sendError(ctx context.Context, err error, seq int64, start time.Time) error {
+	select {
+	case <-p.exited:
+		return p.crashError(seq, fmt.Sprintf("writing request seq %d failed (%v)", seq, err))
+	default:
+	}
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return &ProtocolError{Kind: KindTimeout, Seq: seq, Detail: fmt.Sprintf(
 			"timed out after %s writing request seq %d (the implementation is not reading its stdin)",
@@ -399,30 +415,31 @@ func (p *proc) sendError(ctx context.Context, err error, seq int64, start time.T
 
 // recv waits for the response line to req and checks it.
 func (p *proc) recv(ctx context.Context, req fcp.Request, start time.Time) (fcp.Response, []byte, error) {
-	select {
-	case m := <-p.lines:
-		switch {
-		case errors.Is(m.err, errFlood):
-			return fcp.Response{}, nil, &ProtocolError{Kind: KindFlood, Seq: req.Seq, Detail: fmt.Sprintf(
-				"response line exceeds %d bytes while answering seq %d", p.o.MaxLineBytes, req.Seq)}
-		case m.err != nil:
-			return fcp.Response{}, nil, p.crashError(req.Seq, fmt.Sprintf("stdout ended (%v)", m.err))
-		}
-		resp, err := p.check(m.line, req)
-		return resp, m.line, err
-	case <-ctx.Done():
+	m, err := p.next(ctx)
+	switch {
+	case errors.Is(err, errExited):
+		return fcp.Response{}, nil, p.crashError(req.Seq, "exited while a descendant holds its stdout open")
+	case err != nil:
 		verb := "timed out"
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if !errors.Is(err, context.DeadlineExceeded) {
 			verb = "cancelled"
 		}
 		return fcp.Response{}, nil, &ProtocolError{Kind: KindTimeout, Seq: req.Seq, Detail: fmt.Sprintf(
 			"%s after %s waiting for the response to seq %d (op %s)",
 			verb, time.Since(start).Round(time.Millisecond), req.Seq, req.Op)}
+	case errors.Is(m.err, errFlood):
+		return fcp.Response{}, nil, &ProtocolError{Kind: KindFlood, Seq: req.Seq, Detail: fmt.Sprintf(
+			"response line exceeds %d bytes while answering seq %d", p.o.MaxLineBytes, req.Seq)}
+	case m.err != nil:
+		return fcp.Response{}, nil, p.crashError(req.Seq, fmt.Sprintf("stdout ended (%v)", m.err))
 	}
+	resp, err := p.check(m.line, req)
+	return resp, m.line, err
 }
 
 // crashError describes an implementation that stopped talking: it waits up
-// to ExitGrace for the exit status, then kills the group.
+// to ExitGrace for the exit status, then kills the group. An implementation
+// that exited is reported as "crashed: " and how it ended.
 func (p *proc) crashError(seq int64, what string) error {
 	t := time.NewTimer(p.o.ExitGrace)
 	select {
@@ -432,7 +449,7 @@ func (p *proc) crashError(seq int64, what string) error {
 	t.Stop()
 	if p.finish(0) {
 		return &ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
-			"implementation exited (%s) before answering seq %d", p.status(), seq)}
+			"crashed: %s before answering seq %d", p.status(), seq)}
 	}
 	return &ProtocolError{Kind: KindCrash, Seq: seq, Detail: fmt.Sprintf(
 		"implementation closed its stdout or stdin but kept running (%s) before answering seq %d; killed its process group",

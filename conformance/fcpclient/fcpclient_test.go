@@ -190,7 +190,17 @@ func TestSessionProtocolErrors(t *testing.T) {
 		{name: "hang", o: opts("hang"), timeout: 300 * time.Millisecond, req: call(`{}`),
 			kind: KindTimeout, detail: "waiting for the response to seq 0 (op call)", maxTaking: 2 * time.Second},
 		{name: "crash after hello", o: opts("crash-after-hello"), timeout: 5 * time.Second, req: call(`{}`), okBefore: 1,
-			kind: KindCrash, detail: "implementation exited (exit status 3) before answering seq 1", stderr: "fatal: boom"},
+			kind: KindCrash, detail: "crashed: exited with status 3 before answering seq 1", stderr: "fatal: boom"},
+		// The leader dies by SIGKILL while its child holds stdout open: the
+		// exit is seen on the process itself, well before the timeout.
+		{name: "sigkill with grandchild holding stdout", o: opts("grandchild-then-sigkill"), timeout: 60 * time.Second,
+			req: call(`{}`), okBefore: 1,
+			kind: KindCrash, detail: "crashed: killed by signal 9 (SIGKILL) before answering seq 1", stderr: "fatal: killing myself"},
+		// The same while the request is being written: the child holds
+		// stdin open and never reads it, so a large write would block.
+		{name: "sigkill with grandchild holding stdin", o: opts("sigkill-after-hello"), timeout: 60 * time.Second,
+			req: call(big), okBefore: 1,
+			kind: KindCrash, detail: "crashed: killed by signal 9 (SIGKILL) before answering seq 1"},
 		{name: "garbage", o: opts("garbage"), timeout: 5 * time.Second, req: call(`{}`),
 			kind: KindGarbage, detail: `response to seq 0 is not a JSON object: "this is not json"`},
 		{name: "flood", o: func() Options { o := opts("flood"); o.MaxLineBytes = 100 << 10; return o }(),
@@ -231,7 +241,7 @@ func TestSessionProtocolErrors(t *testing.T) {
 				if err != nil {
 					t.Fatalf("request %d: %v", i, err)
 				}
-				if i == 0 && tt.name == "grandchild" {
+				if i == 0 && (tt.name == "grandchild" || strings.Contains(tt.name, "grandchild holding")) {
 					grandchild, _ = strconv.Atoi(resp.Implementation.Version)
 				}
 			}
@@ -290,8 +300,8 @@ func TestCloseProblems(t *testing.T) {
 		{"hang", false, KindTimeout, "waiting for the response to seq 0 (op bye)"},
 		{"spawn-grandchild-and-hang", false, KindTimeout, "waiting for the response to seq 0 (op bye)"},
 		{"linger", true, KindTimeout, "did not exit within 300ms after answering bye and EOF on stdin"},
-		{"bye-exit-1", true, KindCrash, "exited with exit status 1 after bye and EOF on stdin"},
-		{"crash-after-hello", true, KindCrash, "implementation exited (exit status 3) before answering seq 1"},
+		{"bye-exit-1", true, KindCrash, "exited with status 1 after bye and EOF on stdin"},
+		{"crash-after-hello", true, KindCrash, "crashed: exited with status 3 before answering seq 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -404,7 +414,7 @@ func TestOneShot(t *testing.T) {
 		{name: "good", o: opts("echo-good"), timeout: 5 * time.Second, resp: true},
 		{name: "final line without newline", o: opts("no-newline-exit"), timeout: 5 * time.Second, resp: true},
 		{name: "exit 2 after EOF", o: opts("exit-nonzero-after-eof"), timeout: 5 * time.Second, resp: true,
-			kind: KindCrash, detail: "exited with exit status 2 after answering seq 7 and EOF on stdin"},
+			kind: KindCrash, detail: "exited with status 2 after answering seq 7 and EOF on stdin"},
 		{name: "extra output", o: opts("extra-line"), timeout: 5 * time.Second, resp: true,
 			kind: KindGarbage, detail: "printed another line after the response to seq 7"},
 		{name: "hang", o: opts("hang"), timeout: 300 * time.Millisecond,
@@ -412,7 +422,7 @@ func TestOneShot(t *testing.T) {
 		{name: "answers but never exits", o: opts("linger"), timeout: 5 * time.Second, resp: true,
 			kind: KindTimeout, detail: "did not exit within 300ms after answering seq 7 and EOF on stdin"},
 		{name: "crash", o: opts("crash-after-hello"), timeout: 5 * time.Second,
-			kind: KindCrash, detail: "implementation exited (exit status 3) before answering seq 7"},
+			kind: KindCrash, detail: "crashed: exited with status 3 before answering seq 7"},
 		{name: "flood", o: func() Options { o := opts("flood"); o.MaxLineBytes = 1000; return o }(), timeout: 5 * time.Second,
 			kind: KindFlood, detail: "response line exceeds 1000 bytes"},
 	}

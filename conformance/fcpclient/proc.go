@@ -2,6 +2,7 @@ package fcpclient
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // proc is one running implementation: its process group, the pipes, and
@@ -265,15 +268,60 @@ func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
 // exitedZero reports whether the leader was reaped with exit status 0.
 func (p *proc) exitedZero() bool { return p.state != nil && p.state.Success() }
 
-// status describes how the leader ended, for messages.
+// status describes how the leader ended, for messages: "exited with
+// status N" or "killed by signal 9 (SIGKILL)".
 func (p *proc) status() string {
 	switch {
 	case p.state != nil:
-		return p.state.String()
+		return describeExit(p.state)
 	case p.waitErr != nil:
 		return p.waitErr.Error()
 	default:
 		return "still running"
+	}
+}
+
+// describeExit says how a reaped process ended, in the words of the
+// runner's reports.
+func describeExit(st *os.ProcessState) string {
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		name := unix.SignalName(sig)
+		if name == "" {
+			name = sig.String()
+		}
+		return fmt.Sprintf("killed by signal %d (%s)", int(sig), name)
+	}
+	return fmt.Sprintf("exited with status %d", st.ExitCode())
+}
+
+// errExited is returned by next when the leader has exited and its stdout
+// brought nothing more within stderrDrain: a descendant holds the pipe
+// open, or the last bytes were not a line.
+var errExited = errors.New("the implementation exited")
+
+// next returns the next stdout message. It does not wait for a pipe that
+// outlives the process: once the leader has exited (seen on the process
+// itself, by waitid, whoever holds its pipes), stdout gets stderrDrain to
+// deliver what the leader wrote before it died, then next returns
+// errExited. It returns ctx's error when ctx is done first.
+func (p *proc) next(ctx context.Context) (lineMsg, error) {
+	exited := p.exited
+	var drain <-chan time.Time
+	for {
+		select {
+		case m := <-p.lines:
+			return m, nil
+		case <-exited:
+			exited = nil // a closed channel; select on it once
+			t := time.NewTimer(stderrDrain)
+			defer t.Stop()
+			drain = t.C
+		case <-drain:
+			return lineMsg{}, errExited
+		case <-ctx.Done():
+			return lineMsg{}, ctx.Err()
+		}
 	}
 }
 

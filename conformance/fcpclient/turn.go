@@ -107,12 +107,13 @@ func (p *proc) turn(ctx context.Context, req fcp.TurnRequest, user turnlog.User,
 		return nil
 	}
 	for {
-		var m lineMsg
-		select {
-		case m = <-p.lines:
-		case <-ctx.Done():
+		m, err := p.next(ctx)
+		switch {
+		case errors.Is(err, errExited):
+			return p.crashError(req.Seq, fmt.Sprintf("exited during turn seq %d while a descendant holds its stdout open", req.Seq))
+		case err != nil:
 			verb := "timed out"
-			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if !errors.Is(err, context.DeadlineExceeded) {
 				verb = "cancelled"
 			}
 			return &ProtocolError{Kind: KindTimeout, Seq: req.Seq, Detail: fmt.Sprintf(

@@ -28,8 +28,10 @@ type layoutOnce struct {
 }
 
 // NewLayouts creates the directory the fixtures go to, under tempDir
-// (os.TempDir() when empty). Close removes it.
+// (when empty, where a run puts its own: see Options.TempDir). Close
+// removes it.
 func NewLayouts(tempDir string) (*Layouts, error) {
+	tempDir, _ = fixtureDir(tempDir)
 	base, err := os.MkdirTemp(tempDir, leftover.Name("layouts"))
 	if err != nil {
 		return nil, fmt.Errorf("creating the fixture dir: %w (set TMPDIR to a writable directory)", err)

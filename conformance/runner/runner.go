@@ -84,7 +84,11 @@ type Options struct {
 	Select *Selector
 	// Expected lists expected failures (skip file).
 	Expected []Expected
-	// TempDir is where fixtures are materialized (default os.TempDir()).
+	// TempDir is where fixtures are materialized. Empty: os.TempDir() when
+	// TMPDIR is set (always kept), else a RAM filesystem (/dev/shm) when
+	// one is writable with room to spare, else os.TempDir(). The run's
+	// directory in it is named forge-conform-run@OWNER-... (package
+	// leftover) and swept by the next run if this one crashes.
 	TempDir string
 	// Layouts, when set, holds the fixtures cases only read, materialized
 	// once for every run that shares it (the caller closes it); nil
@@ -181,6 +185,9 @@ type Run struct {
 	// "conflict") that the run's cases touched.
 	Conflicts []Conflict
 	Elapsed   time.Duration
+	// Fixtures says where the run materialized its fixtures and why there
+	// (Runner.FixtureDir); reports show it only when verbose.
+	Fixtures string
 	// Stopped is set when the run stopped early (Options.StopAfter): it
 	// checked nothing, and says why once.
 	Stopped *Stop
@@ -245,6 +252,7 @@ type Runner struct {
 	fresh    int64           // counter of private fixture copies
 
 	base     string
+	baseWhy  string // why base is where it is (fixtureDir)
 	mu       sync.Mutex
 	layouts  *Layouts
 	views    map[string]*faultView // fixture name -> its FUSE view
@@ -312,10 +320,11 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	}
 	r.caps = r.target.Caps()
 	r.notes = append(r.notes, r.caps.Notes...)
-	if note := sweepNote(Sweep(opts.TempDir)); note != "" {
+	tempDir, why := fixtureDir(opts.TempDir)
+	if note := sweepNote(Sweep(sweepDirs(tempDir)...)); note != "" {
 		r.notes = append(r.notes, note)
 	}
-	base, err := os.MkdirTemp(opts.TempDir, leftover.Name("run"))
+	base, err := os.MkdirTemp(tempDir, leftover.Name("run"))
 	if err != nil {
 		r.target.Close()
 		return nil, fmt.Errorf("creating the fixture dir: %w (set TMPDIR to a writable directory)", err)
@@ -325,7 +334,7 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		_ = os.RemoveAll(base)
 		return nil, err
 	}
-	r.base = base
+	r.base, r.baseWhy = base, why
 	r.layouts = opts.Layouts
 	if r.layouts == nil {
 		r.layouts = &Layouts{base: base}
@@ -388,6 +397,16 @@ func (r *Runner) sayHello(ctx context.Context) error {
 		r.ops[o] = true
 	}
 	return nil
+}
+
+// FixtureDir says where the run materializes its fixtures and why there:
+// "DIR (tmpfs, as TMPDIR is unset; ...)". The directory is removed by
+// Close.
+func (r *Runner) FixtureDir() string {
+	if r.base == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s)", r.base, r.baseWhy)
 }
 
 // Implementation returns what hello said.
@@ -470,7 +489,8 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 	}
 	close(work)
 	wg.Wait()
-	run := &Run{Implementation: r.Implementation(), Notes: r.Notes(), Results: results, Elapsed: time.Since(start)}
+	run := &Run{Implementation: r.Implementation(), Notes: r.Notes(), Results: results, Elapsed: time.Since(start),
+		Fixtures: r.FixtureDir()}
 	if st := stop.stopped(); st != nil {
 		if b, ok := r.target.(*binary); ok && len(st.Cases) > 0 {
 			st.Reproduce = b.reproduce(st.Cases[0])

@@ -17,10 +17,11 @@ import (
 
 // Sweep removes what crashed runners left: it kills their implementations'
 // cgroups and marked processes (first, so that nothing holds a mount),
-// unmounts their FUSE mounts, and removes their temp dirs in tempDir
-// (os.TempDir() when empty), `forge-conform ref --tui`'s included. A live
-// runner's are never touched. It returns what it removed.
-func Sweep(tempDir string) []string {
+// unmounts their FUSE mounts, and removes their temp dirs in each of
+// tempDirs (os.TempDir() for ""; none given: os.TempDir() alone),
+// `forge-conform ref --tui`'s included. A live runner's are never touched.
+// It returns what it removed.
+func Sweep(tempDirs ...string) []string {
 	done := fcpclient.Sweep()
 	mounts, err := fusefault.Sweep()
 	for _, m := range mounts {
@@ -29,9 +30,14 @@ func Sweep(tempDir string) []string {
 	if err != nil {
 		done = append(done, "not unmounted: "+err.Error())
 	}
-	for _, dir := range leftover.Stale(tempDir) {
-		if fixture.RemoveAll(dir) == nil {
-			done = append(done, "temp dir "+dir)
+	if len(tempDirs) == 0 {
+		tempDirs = []string{""}
+	}
+	for _, tempDir := range tempDirs {
+		for _, dir := range leftover.Stale(tempDir) {
+			if fixture.RemoveAll(dir) == nil {
+				done = append(done, "temp dir "+dir)
+			}
 		}
 	}
 	return done

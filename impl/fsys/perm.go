@@ -385,18 +385,19 @@ func (p *PermFs) resolve(op, name string, followLast bool) (string, error) {
 	}
 	pending := splitPath(abs)
 	cur := "/"
+	var curInfo fs.FileInfo // cur's Lstat when the walk has it; nil: not yet
 	links := 0
 	for len(pending) > 0 {
 		c := pending[0]
 		pending = pending[1:]
-		if err := p.need(cur, mayExec); err != nil {
+		if err := p.needInfo(cur, curInfo, mayExec); err != nil {
 			return "", p.fail(op, name, err)
 		}
 		if c == "." {
 			continue
 		}
 		if c == ".." {
-			cur = filepath.Dir(cur)
+			cur, curInfo = filepath.Dir(cur), nil
 			continue
 		}
 		next := filepath.Join(cur, c)
@@ -412,7 +413,7 @@ func (p *PermFs) resolve(op, name string, followLast bool) (string, error) {
 			return "", p.fail(op, name, err)
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
+			cur, curInfo = next, fi // the next round's search check needs no second lstat
 			continue
 		}
 		links++
@@ -424,7 +425,7 @@ func (p *PermFs) resolve(op, name string, followLast bool) (string, error) {
 			return "", p.fail(op, name, err)
 		}
 		if filepath.IsAbs(dest) {
-			cur = "/"
+			cur, curInfo = "/", nil
 		}
 		pending = append(splitPath(dest), pending...)
 	}
@@ -432,10 +433,15 @@ func (p *PermFs) resolve(op, name string, followLast bool) (string, error) {
 }
 
 // need checks that dir is a directory whose "other" triad grants want.
-func (p *PermFs) need(dir string, want access) error {
-	fi, err := Lstat(p.base, dir)
-	if err != nil {
-		return err
+func (p *PermFs) need(dir string, want access) error { return p.needInfo(dir, nil, want) }
+
+// needInfo is need with dir's Lstat already at hand (nil: lstat it).
+func (p *PermFs) needInfo(dir string, fi fs.FileInfo, want access) error {
+	if fi == nil {
+		var err error
+		if fi, err = Lstat(p.base, dir); err != nil {
+			return err
+		}
 	}
 	if !fi.IsDir() {
 		return syscall.ENOTDIR

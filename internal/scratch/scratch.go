@@ -11,7 +11,9 @@
 // set is kept; without tmpfs nothing changes. A directory left by a test
 // binary killed mid-run is removed by the next one. Nothing the tests check
 // depends on the filesystem's kind: fixtures declare their own modes and
-// times, and the CLI's main job still runs on the real temporary directory.
+// times. The runner itself puts its fixtures on the same RAM filesystem by
+// default (RAMDir), so the CLI's main job runs there too unless TMPDIR is
+// set.
 package scratch
 
 import (
@@ -20,14 +22,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/leftover"
 )
-
-// shm is where Linux mounts its shared-memory tmpfs.
-const shm = "/dev/shm"
 
 // Runner is what a TestMain runs: *testing.M, or testscript's TestingM.
 type Runner interface{ Run() int }
@@ -58,11 +55,7 @@ func (w M) Run() int {
 // memDir makes a fresh directory on /dev/shm, or reports false when TMPDIR
 // is set or /dev/shm is not a writable tmpfs.
 func memDir() (string, bool) {
-	if _, set := os.LookupEnv("TMPDIR"); set {
-		return "", false
-	}
-	var st unix.Statfs_t
-	if err := unix.Statfs(shm, &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+	if _, ok := RAMDir(0); !ok {
 		return "", false
 	}
 	for _, old := range leftover.Stale(shm) { // from a test binary killed mid-run

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // runFunc is a Runner made of a function.
@@ -15,8 +13,7 @@ type runFunc func() int
 func (f runFunc) Run() int { return f() }
 
 func TestWrap(t *testing.T) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(shm, &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+	if _, ok := tmpfsFree(shm); !ok {
 		t.Skipf("%s is not a tmpfs here: Wrap leaves TMPDIR alone, which the TMPDIR-set case covers", shm)
 	}
 	// t.Setenv then Unsetenv: TMPDIR unset for the run, restored after.
@@ -67,3 +64,34 @@ func TestWrapKeepsUsersTMPDIR(t *testing.T) {
 		t.Errorf("TMPDIR during the run = %q, want the user's %q", got, want)
 	}
 }
+
+func TestRAMDir(t *testing.T) {
+	_, tmpfs := tmpfsFree(shm)
+	tests := []struct {
+		name    string
+		tmpdir  *string // nil: unset
+		minFree uint64
+		want    bool
+	}{
+		{name: "TMPDIR unset", want: tmpfs},
+		{name: "TMPDIR set", tmpdir: ptr(t.TempDir()), want: false},
+		{name: "TMPDIR set but empty", tmpdir: ptr(""), want: false},
+		{name: "too little room", minFree: 1 << 62, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", "")
+			if tt.tmpdir == nil {
+				os.Unsetenv("TMPDIR")
+			} else {
+				os.Setenv("TMPDIR", *tt.tmpdir)
+			}
+			dir, ok := RAMDir(tt.minFree)
+			if ok != tt.want || (ok && dir != shm) {
+				t.Errorf("RAMDir(%d) = %q, %v; want %v (and %s)", tt.minFree, dir, ok, tt.want, shm)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }

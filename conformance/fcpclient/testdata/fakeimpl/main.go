@@ -75,9 +75,15 @@ func main() {
 	}
 
 	grandchild := 0
-	if mode == "spawn-grandchild-and-hang" {
+	if mode == "spawn-grandchild-and-hang" || mode == "grandchild-then-sigkill" || mode == "sigkill-after-hello" {
 		c := exec.Command(os.Args[0], "sleep-forever")
 		c.Stderr = os.Stderr // holds the stderr pipe open too
+		if mode != "spawn-grandchild-and-hang" {
+			c.Stdout = os.Stdout // and stdout, past the leader's death
+		}
+		if mode == "sigkill-after-hello" {
+			c.Stdin = os.Stdin // and stdin, which it never reads
+		}
 		if arg == "setsid" {
 			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		}
@@ -156,6 +162,20 @@ func main() {
 				hello["implementation"] = map[string]any{"name": "fake", "version": strconv.Itoa(grandchild), "language": "go"}
 				send(hello)
 			}
+		case "grandchild-then-sigkill":
+			if req.Op == "hello" {
+				hello["implementation"] = map[string]any{"name": "fake", "version": strconv.Itoa(grandchild), "language": "go"}
+				send(hello)
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "fatal: killing myself")
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			sleepForever()
+		case "sigkill-after-hello":
+			hello["implementation"] = map[string]any{"name": "fake", "version": strconv.Itoa(grandchild), "language": "go"}
+			send(hello)
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			sleepForever()
 		case "invalid-utf8":
 			raw(`{"seq":` + strconv.FormatInt(req.Seq, 10) + `,"ok":true,"content":"` + "\xff" + `","allow_truncation":true}` + "\n")
 		case "schema-invalid":
