@@ -16,6 +16,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
+	"github.com/forge-conform/forge-conform/internal/stopsig"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/quote"
 )
@@ -33,7 +34,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := withStopSignals(context.Background())
+	ctx, stop := stopsig.With(context.Background())
 	defer stop()
 	var err error
 	code := exitOK
@@ -53,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "golden":
 		code, err = cmdGolden(ctx, args, stdout, stderr)
 	case "ref":
-		code, err = cmdRef(ctx, args, stdin, stdout)
+		code, err = cmdRef(ctx, args, stdin, stdout, stderr)
 	case "spec":
 		code, err = cmdSpec(args, stdout)
 	case "show":
@@ -75,10 +76,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "forge-conform: %v\n", err)
 		return exitOK
 	}
-	var sb stoppedBy
+	var sb stopsig.StoppedBy
 	if errors.As(err, &sb) {
 		fmt.Fprintf(stderr, "forge-conform: %v\n", err)
-		return sb.exitCode()
+		return sb.ExitCode()
 	}
 	if err != nil {
 		var ue usageError
@@ -102,7 +103,7 @@ const topUsage = `usage:
                                              marked for review, resting on a changed --srd sentence, or new)
   forge-conform ref [--mutant NAME] [--policy K=V] [--reading I=NAME]  serve the reference over FCP/1
   forge-conform readings [--forge]           the readings the SRDs allow that the reference can take
-  forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI, approving by hand
+  forge-conform ref --tui --case NAME        watch a turn case (or --turn FILE) in the reference TUI (runs forge-tui), approving by hand
   forge-conform spec check --srd FILE        diff a catalog against an SRD's requirement IDs and anchored sentences
   forge-conform spec anchor --srd FILE [--set ID=SEC:N[-M],..] [--write]  fill/refresh a catalog's anchors
   forge-conform spec sentences --srd FILE [--section KEY]  an SRD's sections and numbered sentences

@@ -22,7 +22,7 @@ import (
 
 // TestMain lets the test binary stand in for forge-conform and for the fake
 // FCP/1 implementations: testscript puts a copy of it on the scripts' PATH
-// under each command's name.
+// under each command's name, and forge-tui, built, beside them (withTUI).
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){
 		"forge-conform": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
@@ -35,7 +35,27 @@ func TestMain(m *testing.M) {
 	}
 	// The scripts and the suite runs they start keep their files on tmpfs
 	// where they can (internal/scratch).
-	testscript.Main(scratch.Wrap(m), cmds)
+	testscript.Main(scratch.Wrap(withTUI{m}), cmds)
+}
+
+// withTUI builds forge-tui (cmd/forge-tui) beside the forge-conform that
+// testscript put on PATH, for `forge-conform ref --tui`, before running the
+// tests.
+type withTUI struct{ m *testing.M }
+
+func (w withTUI) Run() int {
+	fc, err := exec.LookPath("forge-conform")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "forge-conform is not on PATH: %v\n", err)
+		return 1
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(fc), "forge-tui"), "../forge-tui")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "building forge-tui beside forge-conform: %v\n", err)
+		return 1
+	}
+	return w.m.Run()
 }
 
 // scriptParallel is the default of -test.parallel: the scripts wait on

@@ -68,15 +68,37 @@ func parsePolicies(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
-// cmdRef serves the reference implementation over FCP/1 on stdin/stdout.
-func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (int, error) {
+// tuiArgs are forge-tui's flags for those of `ref --tui`.
+func tuiArgs(mutantName string, policies, readingKeys []string, caseName, turnFile, workdir string) []string {
+	var args []string
+	add := func(flag, v string) {
+		if v != "" {
+			args = append(args, "--"+flag, v)
+		}
+	}
+	add("mutant", mutantName)
+	for _, p := range policies {
+		add("policy", p)
+	}
+	for _, r := range readingKeys {
+		add("reading", r)
+	}
+	add("case", caseName)
+	add("turn", turnFile)
+	add("workdir", workdir)
+	return args
+}
+
+// cmdRef serves the reference implementation over FCP/1 on stdin/stdout,
+// or with --tui runs forge-tui (cmd/forge-tui) to show a turn.
+func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("ref")
 	name := fs.String("mutant", "", "serve a deliberately broken reference")
 	var policies multi
 	fs.Var(&policies, "policy", "declare and follow a policy, KEY=VALUE (repeatable)")
 	var readingKeys multi
 	fs.Var(&readingKeys, "reading", "take a reading the SRD allows, INTERPRETATION=NAME (repeatable)")
-	withTUI := fs.Bool("tui", false, "run one turn in the reference TUI instead of serving FCP/1 (needs --case or --turn)")
+	withTUI := fs.Bool("tui", false, "run one turn in the reference TUI (forge-tui) instead of serving FCP/1 (needs --case or --turn)")
 	turnFile := fs.String("turn", "", "with --tui: a file holding a turn request (PROTOCOL.md §9.1)")
 	caseName := fs.String("case", "", "with --tui: a turn case of the corpus")
 	workdir := fs.String("workdir", "", "with --tui: the turn's working directory (default: the request's, else a temporary one)")
@@ -92,7 +114,7 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		return exitHarness, err
 	}
 	if *withTUI {
-		return refTUI(ctx, opts, *caseName, *turnFile, *workdir, stdin, stdout)
+		return refTUI(tuiArgs(*name, policies, readingKeys, *caseName, *turnFile, *workdir), stdin, stdout, stderr)
 	}
 	ref, err := reference.New(opts)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 
 // TestRefTUIStopSignals: `forge-conform ref --tui` that its terminal hangs
 // up on (SIGHUP), or that gets SIGINT or SIGTERM, while a turn waits for
-// approval, removes its temp dir and exits 128+signal.
+// approval, forwards the signal to forge-tui (TestMain builds it beside
+// forge-conform), which removes its temp dir; both exit 128+signal.
 func TestRefTUIStopSignals(t *testing.T) {
 	bin, err := exec.LookPath("forge-conform") // TestMain put it on PATH
 	if err != nil {

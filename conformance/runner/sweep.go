@@ -19,7 +19,7 @@ import (
 // cgroups and marked processes (first, so that nothing holds a mount),
 // unmounts their FUSE mounts, and removes their temp dirs in each of
 // tempDirs (os.TempDir() for ""; none given: os.TempDir() alone),
-// `forge-conform ref --tui`'s included. A live runner's are never touched.
+// `forge-tui`'s included. A live runner's are never touched.
 // It returns what it removed.
 func Sweep(tempDirs ...string) []string {
 	done := fcpclient.Sweep()

@@ -10,7 +10,7 @@ import (
 
 // TurnRequestFor is the turn request the runner sends for the turn case c
 // on the materialized fixture l, with overlay (Options.Config) merged over
-// the case's config: what `forge-conform ref --tui --case` runs.
+// the case's config: what `forge-tui --case` runs.
 func TurnRequestFor(c *corpus.Case, l fixture.Layout, overlay json.RawMessage) (fcp.TurnRequest, error) {
 	return turnRequest(c, l, caseConfig(c, overlay, l))
 }

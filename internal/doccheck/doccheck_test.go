@@ -261,7 +261,7 @@ func TestDocumentedPathsExist(t *testing.T) {
 // README installs the binaries with go install, never into a system folder.
 func TestReadmeInstallsWithGoInstall(t *testing.T) {
 	readme := read(t, "README.md")
-	for _, want := range []string{"go install ./cmd/forge-conform", "go install ./cmd/forge-ref"} {
+	for _, want := range []string{"go install ./cmd/forge-conform", "go install ./cmd/forge-ref", "go install ./cmd/forge-tui"} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
 		}

@@ -1,5 +1,5 @@
 // Package program is the reference terminal UI as a Bubble Tea program
-// (`forge-conform ref --tui`): Model draws a turn's tui.State with Lip
+// (cmd/forge-tui): Model draws a turn's tui.State with Lip
 // Gloss styles and takes the user's keys, UI carries the engine's events
 // in and the user's decisions and manual results out, and Run runs a turn
 // in a terminal. It is apart from package tui, whose state and rendering
