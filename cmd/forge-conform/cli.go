@@ -16,6 +16,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/report"
 	"github.com/forge-conform/forge-conform/conformance/runner"
+	"github.com/forge-conform/forge-conform/internal/refopts"
 	"github.com/forge-conform/forge-conform/internal/stopsig"
 	"github.com/forge-conform/forge-conform/spec"
 	"github.com/forge-conform/forge-conform/spec/quote"
@@ -255,11 +256,7 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		return o, usageError{"--reading applies to the built-in reference; drop --binary (or use --binary 'forge-ref --reading I-XX-NN=NAME')"}
 	}
 	if f.binary == "" {
-		pol, err := parsePolicies(f.policies)
-		if err != nil {
-			return o, err
-		}
-		t, err := referenceTarget(f.mutant, pol, f.readings)
+		t, err := referenceTarget(refopts.Choices{Mutant: f.mutant, Policies: f.policies, Readings: f.readings})
 		if err != nil {
 			return o, err
 		}

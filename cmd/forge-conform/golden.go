@@ -14,6 +14,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/internal/refopts"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -22,7 +23,7 @@ import (
 // gets its golden: a case skipped for its policy takes the result of the
 // run whose reference declares it.
 func policyRuns(ctx context.Context, opts runner.Options) ([]*runner.Result, error) {
-	variants := []map[string]string{nil}
+	variants := [][]string{nil}
 	defaults := reference.DefaultPolicies()
 	keys := make([]string, 0, len(fcp.PolicyValues()))
 	for k := range fcp.PolicyValues() {
@@ -32,14 +33,14 @@ func policyRuns(ctx context.Context, opts runner.Options) ([]*runner.Result, err
 	for _, k := range keys {
 		for _, v := range fcp.PolicyValues()[k] {
 			if v != defaults[k] {
-				variants = append(variants, map[string]string{k: v})
+				variants = append(variants, []string{k + "=" + v})
 			}
 		}
 	}
 	var out []*runner.Result
 	for _, pol := range variants {
 		o := opts
-		t, err := referenceTarget("", pol, nil)
+		t, err := referenceTarget(refopts.Choices{Policies: pol})
 		if err != nil {
 			return nil, err
 		}

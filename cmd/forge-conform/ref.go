@@ -4,68 +4,23 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/forge-conform/forge-conform/impl/fcpserver"
 	"github.com/forge-conform/forge-conform/impl/inproc"
-	"github.com/forge-conform/forge-conform/impl/mutants"
 	"github.com/forge-conform/forge-conform/impl/readings"
 	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/internal/refopts"
 )
 
-// mutant returns the options of the deliberately broken reference called
-// name (package mutants: the suite's self-test).
-func mutant(name string) (reference.Options, error) {
-	m, ok := mutants.Lookup(name)
-	if !ok {
-		return reference.Options{}, fmt.Errorf("unknown mutant %q (want one of %s)", name, strings.Join(mutants.Names(), ", "))
-	}
-	return m.Options, nil
-}
-
 // referenceTarget is the built-in reference in-process (the default run),
-// or the mutant named, following the policies given (nil: its defaults)
-// and taking the readings named (impl/readings).
-func referenceTarget(mutantName string, policies map[string]string, readingKeys []string) (*inproc.Target, error) {
-	opts, err := referenceOptions(mutantName, policies, readingKeys)
+// or the mutant chosen, with the policies and readings chosen (package
+// internal/refopts).
+func referenceTarget(c refopts.Choices) (*inproc.Target, error) {
+	opts, err := refopts.Build(c)
 	if err != nil {
-		return nil, err
+		return nil, usageError{err.Error()}
 	}
 	return inproc.New(opts)
-}
-
-// referenceOptions are the options of the reference, or of the mutant
-// named, with the policies and readings given.
-func referenceOptions(mutantName string, policies map[string]string, readingKeys []string) (reference.Options, error) {
-	var opts reference.Options
-	if mutantName != "" {
-		m, err := mutant(mutantName)
-		if err != nil {
-			return opts, usageError{err.Error()}
-		}
-		opts = m
-	}
-	opts.Policies = policies
-	if err := readings.ApplyKeys(&opts, readingKeys); err != nil {
-		return opts, usageError{"--reading: " + err.Error()}
-	}
-	return opts, nil
-}
-
-// parsePolicies reads --policy KEY=VALUE flags.
-func parsePolicies(kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, err := reference.ParsePolicy(kv)
-		if err != nil {
-			return nil, usageError{"--policy: " + err.Error()}
-		}
-		out[k] = v
-	}
-	return out, nil
 }
 
 // tuiArgs are forge-tui's flags for those of `ref --tui`.
@@ -105,13 +60,9 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := parse(fs, args); err != nil {
 		return exitHarness, err
 	}
-	pol, err := parsePolicies(policies)
+	opts, err := refopts.Build(refopts.Choices{Mutant: *name, Policies: policies, Readings: readingKeys})
 	if err != nil {
-		return exitHarness, err
-	}
-	opts, err := referenceOptions(*name, pol, readingKeys)
-	if err != nil {
-		return exitHarness, err
+		return exitHarness, usageError{err.Error()}
 	}
 	if *withTUI {
 		return refTUI(tuiArgs(*name, policies, readingKeys, *caseName, *turnFile, *workdir), stdin, stdout, stderr)

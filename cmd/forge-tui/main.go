@@ -41,10 +41,9 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/conformance/suite"
 	"github.com/forge-conform/forge-conform/impl/executor"
-	"github.com/forge-conform/forge-conform/impl/mutants"
-	"github.com/forge-conform/forge-conform/impl/readings"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tui/program"
+	"github.com/forge-conform/forge-conform/internal/refopts"
 	"github.com/forge-conform/forge-conform/internal/stopsig"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
@@ -118,40 +117,11 @@ func runTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	opts, err := referenceOptions(*name, policies, readingKeys)
+	opts, err := refopts.Build(refopts.Choices{Mutant: *name, Policies: policies, Readings: readingKeys})
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
 	return refTUI(ctx, opts, *caseName, *turnFile, *workdir, stdin, stdout)
-}
-
-// referenceOptions are the options of the reference, or of the mutant
-// named, with the policies and readings given (as in `forge-conform ref`).
-func referenceOptions(mutantName string, kvs, readingKeys []string) (reference.Options, error) {
-	var opts reference.Options
-	if mutantName != "" {
-		m, ok := mutants.Lookup(mutantName)
-		if !ok {
-			return opts, usageError{fmt.Sprintf("unknown mutant %q (want one of %s)", mutantName, strings.Join(mutants.Names(), ", "))}
-		}
-		opts = m.Options
-	}
-	if len(kvs) > 0 {
-		opts.Policies = map[string]string{}
-		for _, kv := range kvs {
-			k, v, err := reference.ParsePolicy(kv)
-			if err != nil {
-				return opts, usageError{"--policy: " + err.Error()}
-			}
-			opts.Policies[k] = v
-		}
-	} else {
-		opts.Policies = nil
-	}
-	if err := readings.ApplyKeys(&opts, readingKeys); err != nil {
-		return opts, usageError{"--reading: " + err.Error()}
-	}
-	return opts, nil
 }
 
 // refTUI runs the turn (see the package doc) in the reference TUI. A stop
