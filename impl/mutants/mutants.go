@@ -162,6 +162,18 @@ func All() []Mutant {
 			Options: wrap(onTool("write_file", writeThroughSymlink)),
 		},
 		{
+			Name: "write-file-claims-created", Doc: "write_file reports a file created when its create failed on a path under a regular file",
+			Specs:   []string{"write_file"},
+			Breaks:  ids("write_file", "FR-WR-05", "T-WR-01"),
+			Options: wrap(onTool("write_file", claimCreated)),
+		},
+		{
+			Name: "write-file-leaves-parents", Doc: "write_file makes the missing parent directories first and leaves them when the create fails",
+			Specs:   []string{"write_file"},
+			Breaks:  ids("write_file", "T-WR-01"),
+			Options: wrap(onTool("write_file", parentsFirst)),
+		},
+		{
 			Name: "apply-patch-skip-stale-check", Doc: "apply_patch does not check that a file was read and is unchanged",
 			Specs: []string{"tool_executor"},
 			// FR-TOOL-PATCH-02c by golden only: patch-after-write-without-read
@@ -195,27 +207,36 @@ func All() []Mutant {
 	ms = append(ms, engineMutants()...)
 	ms = append(ms, searchMutants()...)
 	ms = append(ms, boundaryMutants()...)
+	ms = append(ms, sandboxMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
 
 // Combine returns the options of a reference with the defects of every
-// mutant named, applied in order: several bugs in one implementation.
+// mutant named: their tool wrappers applied in order, and the last one's
+// sandbox builder (NewSandbox): several bugs in one implementation.
 func Combine(names ...string) (reference.Options, error) {
 	var wraps []func(tool.Tool) tool.Tool
+	var opts reference.Options
 	for _, name := range names {
 		m, ok := Lookup(name)
 		if !ok {
 			return reference.Options{}, fmt.Errorf("unknown mutant %q (want one of %s)", name, strings.Join(Names(), ", "))
 		}
-		wraps = append(wraps, m.Options.WrapTool)
+		if m.Options.WrapTool != nil {
+			wraps = append(wraps, m.Options.WrapTool)
+		}
+		if m.Options.NewSandbox != nil {
+			opts.NewSandbox = m.Options.NewSandbox
+		}
 	}
-	return reference.Options{WrapTool: func(t tool.Tool) tool.Tool {
+	opts.WrapTool = func(t tool.Tool) tool.Tool {
 		for _, w := range wraps {
 			t = w(t)
 		}
 		return t
-	}}, nil
+	}
+	return opts, nil
 }
 
 // Tools returns the names of the tools whose calls the mutant changes,

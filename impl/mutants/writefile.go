@@ -3,13 +3,17 @@ package mutants
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/afero"
 
+	"github.com/forge-conform/forge-conform/impl/canonjson"
 	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/tool"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
 )
 
 // overwrite removes an existing regular file at the path before
@@ -65,4 +69,42 @@ func writeThroughSymlink(inner execFunc, ctx context.Context, args json.RawMessa
 	cc := *c
 	cc.FS = throughLinkFS{c.FS}
 	return inner(ctx, args, &cc)
+}
+
+// claimCreated answers a create that failed on a path under a regular
+// file with the success a write_file that never checks the result of its
+// create would report: "created", with the content's length.
+func claimCreated(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	out, err := inner(ctx, args, c)
+	var te *toolerr.Error
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if !errors.As(err, &te) || !strings.Contains(te.Message, "a parent in the path is a file") || json.Unmarshal(args, &a) != nil {
+		return out, err
+	}
+	res := canonjson.AppendKey([]byte{'{'}, "status", true)
+	res = canonjson.AppendString(res, "created")
+	res = canonjson.AppendKey(res, "path", false)
+	res = canonjson.AppendString(res, a.Path)
+	res = canonjson.AppendKey(res, "bytes_written", false)
+	res = canonjson.AppendInt(res, int64(len(a.Content)))
+	return string(append(res, '}')), nil
+}
+
+// parentsFirst creates the missing parent directories of a validated path
+// before write_file runs, so that the tool finds them existing and a
+// failed create leaves them behind: a write_file that makes parents
+// without removing them on failure.
+func parentsFirst(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) == nil && c.Sandbox != nil {
+		if canon, err := c.Sandbox.Validate(a.Path); err == nil {
+			_ = c.FS.MkdirAll(filepath.Dir(canon), 0o755)
+		}
+	}
+	return inner(ctx, args, c)
 }

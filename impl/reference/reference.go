@@ -121,6 +121,11 @@ type Options struct {
 	ListDir      listdir.Options
 	CodexListDir codexlistdir.Options
 	SearchFiles  searchfiles.Options
+	// NewSandbox, when set, builds the sandbox of every call request from
+	// its [tools.sandbox] table instead of sandbox.New: the suite's
+	// mutants (package impl/mutants) break the sandbox's construction,
+	// which happens before any tool runs. nil is sandbox.New.
+	NewSandbox func(fs afero.Fs, cfg sandbox.Config, workingDir string) (*sandbox.Sandbox, error)
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -179,6 +184,7 @@ type Reference struct {
 	afterRecovery func(context.Context, []fcp.PendingCall, func(context.Context, fcp.PendingCall))
 	engine        executor.Options
 	readings      []string
+	newSandbox    func(afero.Fs, sandbox.Config, string) (*sandbox.Sandbox, error)
 }
 
 // New builds the reference with its registry and an empty conversation.
@@ -209,7 +215,7 @@ func New(opts Options) (*Reference, error) {
 		tuiLook: opts.TUI, crash: opts.Crash,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
 		recoverPrompt: opts.RecoverPrompt, engine: opts.Executor,
-		readings: slices.Clone(opts.Readings)}, nil
+		readings: slices.Clone(opts.Readings), newSandbox: opts.NewSandbox}, nil
 }
 
 // Registry returns the tool registry: with the fcp_* test tools once a
@@ -349,7 +355,7 @@ func (r *Reference) call(ctx context.Context, req fcp.Request, fs afero.Fs, st *
 	if err := reg.Validate(name, args); err != nil {
 		return Failure(err)
 	}
-	c, err := NewCtx(req, fs, st)
+	c, err := newCtx(req, fs, st, r.newSandbox)
 	if err != nil {
 		return Failure(err)
 	}
@@ -396,6 +402,14 @@ func (r *Reference) summary(req fcp.Request) fcp.Response {
 // ctx.working_dir, ExecutionFailed naming the configuration problem
 // otherwise.
 func NewCtx(req fcp.Request, fs afero.Fs, st *session.State) (*tool.Ctx, error) {
+	return newCtx(req, fs, st, nil)
+}
+
+// newCtx is NewCtx with the sandbox built by newSandbox (nil: sandbox.New).
+func newCtx(req fcp.Request, fs afero.Fs, st *session.State, newSandbox func(afero.Fs, sandbox.Config, string) (*sandbox.Sandbox, error)) (*tool.Ctx, error) {
+	if newSandbox == nil {
+		newSandbox = sandbox.New
+	}
 	if req.Ctx == nil || !filepath.IsAbs(req.Ctx.WorkingDir) {
 		wd := ""
 		if req.Ctx != nil {
@@ -412,7 +426,7 @@ func NewCtx(req fcp.Request, fs afero.Fs, st *session.State) (*tool.Ctx, error) 
 	if err := conf.Table("sandbox", &sbCfg); err != nil {
 		return nil, toolerr.New(toolerr.ExecutionFailed, "invalid config: %v", err)
 	}
-	sb, err := sandbox.New(fs, sbCfg, req.Ctx.WorkingDir)
+	sb, err := newSandbox(fs, sbCfg, req.Ctx.WorkingDir)
 	if err != nil {
 		return nil, toolerr.New(toolerr.ExecutionFailed, "invalid [tools.sandbox] config: %v", err)
 	}
