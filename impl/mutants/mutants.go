@@ -208,6 +208,7 @@ func All() []Mutant {
 	ms = append(ms, searchMutants()...)
 	ms = append(ms, boundaryMutants()...)
 	ms = append(ms, sandboxMutants()...)
+	ms = append(ms, holeMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
