@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/afero"
-	"github.com/spf13/afero/mem"
-
 	"github.com/forge-conform/forge-conform/impl/canonjson"
-	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/lossy"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/tools/codexlistdir"
@@ -207,59 +201,16 @@ func lossySwallowsNext(inner execFunc, ctx context.Context, args json.RawMessage
 // class names finds such a bracket malformed, and the pattern matches
 // nothing.
 func noPosixClasses(inner execFunc, ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
-	cc := *c
-	cc.FS = noClassFS{c.FS}
-	out, err := inner(ctx, raw, &cc)
-	c.AllowTruncation = cc.AllowTruncation
-	return out, err
-}
-
-// noClassFS is a filesystem whose .gitignore files read without their
-// lines that hold "[:"; everything else is the underlying filesystem's.
-type noClassFS struct{ afero.Fs }
-
-func (f noClassFS) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
-	fi, err := fsys.Lstat(f.Fs, name)
-	return fi, true, err
-}
-
-func (f noClassFS) ReadlinkIfPossible(name string) (string, error) {
-	return fsys.Readlink(f.Fs, name)
-}
-
-func (f noClassFS) Open(name string) (afero.File, error) {
-	return f.OpenFile(name, os.O_RDONLY, 0)
-}
-
-func (f noClassFS) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
-	file, err := f.Fs.OpenFile(name, flag, perm)
-	if err != nil || flag&(os.O_WRONLY|os.O_RDWR) != 0 || filepath.Base(name) != ".gitignore" {
-		return file, err
-	}
-	info, serr := file.Stat()
-	if serr != nil || !info.Mode().IsRegular() {
-		return file, err
-	}
-	data, rerr := afero.ReadFile(f.Fs, name)
-	if rerr != nil || !bytes.Contains(data, []byte("[:")) {
-		return file, err
-	}
-	file.Close()
-	var kept []byte
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if !bytes.Contains(line, []byte("[:")) {
-			kept = append(kept, line...)
+	return onRewrittenFiles(inner, ctx, raw, c, func(name string, data []byte) ([]byte, bool) {
+		if filepath.Base(name) != ".gitignore" || !bytes.Contains(data, []byte("[:")) {
+			return nil, false
 		}
-	}
-	fd := mem.CreateFile(name)
-	mem.SetMode(fd, info.Mode())
-	mem.SetModTime(fd, info.ModTime())
-	h := mem.NewFileHandle(fd)
-	if _, err := h.Write(kept); err != nil {
-		return nil, err
-	}
-	if _, err := h.Seek(0, 0); err != nil {
-		return nil, err
-	}
-	return mem.NewReadOnlyFileHandle(fd), nil
+		var kept []byte
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if !bytes.Contains(line, []byte("[:")) {
+				kept = append(kept, line...)
+			}
+		}
+		return kept, true
+	})
 }

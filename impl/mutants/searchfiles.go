@@ -333,33 +333,47 @@ func missingDirEmptyResult(inner execFunc, ctx context.Context, raw json.RawMess
 // file without a NUL byte lossily, so the tool's check for invalid UTF-8
 // (FR-SF-SRC-04) never sees any.
 func nulOnlyBinary(inner execFunc, ctx context.Context, raw json.RawMessage, c *tool.Ctx) (string, error) {
+	return onRewrittenFiles(inner, ctx, raw, c, func(_ string, data []byte) ([]byte, bool) {
+		if bytes.IndexByte(data, 0) >= 0 || utf8.Valid(data) {
+			return nil, false
+		}
+		return bytes.ToValidUTF8(data, []byte("\uFFFD")), true
+	})
+}
+
+// onRewrittenFiles runs the tool on a filesystem whose regular files read
+// as rewrite makes them (rewriteFS).
+func onRewrittenFiles(inner execFunc, ctx context.Context, raw json.RawMessage, c *tool.Ctx, rewrite func(name string, data []byte) ([]byte, bool)) (string, error) {
 	cc := *c
-	cc.FS = lossyTextFS{c.FS}
+	cc.FS = rewriteFS{Fs: c.FS, rewrite: rewrite}
 	out, err := inner(ctx, raw, &cc)
 	c.AllowTruncation = cc.AllowTruncation
 	return out, err
 }
 
-// lossyTextFS is a filesystem whose regular files read as their lossy
-// UTF-8 decoding unless they hold a NUL byte. Everything else, and every
-// file it cannot read whole, is the underlying filesystem's, so its
+// rewriteFS is a filesystem whose regular files (up to 64 MiB) read as
+// rewrite returns them when it reports a change. Everything else, and
+// every file it cannot read whole, is the underlying filesystem's, so its
 // faults and permissions still show.
-type lossyTextFS struct{ afero.Fs }
+type rewriteFS struct {
+	afero.Fs
+	rewrite func(name string, data []byte) ([]byte, bool)
+}
 
-func (f lossyTextFS) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
+func (f rewriteFS) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
 	fi, err := fsys.Lstat(f.Fs, name)
 	return fi, true, err
 }
 
-func (f lossyTextFS) ReadlinkIfPossible(name string) (string, error) {
+func (f rewriteFS) ReadlinkIfPossible(name string) (string, error) {
 	return fsys.Readlink(f.Fs, name)
 }
 
-func (f lossyTextFS) Open(name string) (afero.File, error) {
+func (f rewriteFS) Open(name string) (afero.File, error) {
 	return f.OpenFile(name, os.O_RDONLY, 0)
 }
 
-func (f lossyTextFS) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
+func (f rewriteFS) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
 	file, err := f.Fs.OpenFile(name, flag, perm)
 	if err != nil || flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 		return file, err
@@ -369,7 +383,11 @@ func (f lossyTextFS) OpenFile(name string, flag int, perm fs.FileMode) (afero.Fi
 		return file, err
 	}
 	data, rerr := afero.ReadFile(f.Fs, name)
-	if rerr != nil || bytes.IndexByte(data, 0) >= 0 || utf8.Valid(data) {
+	if rerr != nil {
+		return file, err
+	}
+	changed, ok := f.rewrite(name, data)
+	if !ok {
 		return file, err
 	}
 	file.Close()
@@ -377,7 +395,7 @@ func (f lossyTextFS) OpenFile(name string, flag int, perm fs.FileMode) (afero.Fi
 	mem.SetMode(fd, info.Mode())
 	mem.SetModTime(fd, info.ModTime())
 	h := mem.NewFileHandle(fd)
-	if _, err := h.Write(bytes.ToValidUTF8(data, []byte("\uFFFD"))); err != nil {
+	if _, err := h.Write(changed); err != nil {
 		return nil, err
 	}
 	if _, err := h.Seek(0, 0); err != nil {
