@@ -9,14 +9,20 @@ import (
 // requirements the turn and screen checks enforce (TOOL_EXECUTOR_SRD.md).
 const FrameworkSpec = "tool_executor"
 
-// toolSanitizeIDs are, per tool catalog, the tool's own requirements that
-// state the framework's sanitization duty for its output (FR-OUT-02,
+// toolSanitizeIDs are the requirements of catalog spec that state the
+// framework's sanitization duty for the tool's output (FR-OUT-02,
 // NFR-SEC-05): "output sanitized before terminal rendering (framework
-// requirement)". In a turn case of that catalog, a sanitization failure
-// of the framework is the tool's requirement failing.
-var toolSanitizeIDs = map[string][]string{
-	"list_directory": {"NFR-LD-SEC-02", "C-04"},
-	"search_files":   {"NFR-SF-SEC-02", "C-04"},
+// requirement)"; nil when its SRD states none. In a turn case of that
+// catalog, a sanitization failure of the framework is the tool's
+// requirement failing.
+func toolSanitizeIDs(spec string) []string {
+	switch spec {
+	case "list_directory":
+		return []string{"NFR-LD-SEC-02", "C-04"}
+	case "search_files":
+		return []string{"NFR-SF-SEC-02", "C-04"}
+	}
+	return nil
 }
 
 // Framework resolves the IDs of the turn and screen checks (invariants and
@@ -52,8 +58,8 @@ func frameworkIDs(spec string, ids []string) []string {
 		switch {
 		case strings.Contains(id, ":"):
 			add(id)
-		case (id == idSanitize || id == idSecOut) && toolSanitizeIDs[spec] != nil:
-			for _, own := range toolSanitizeIDs[spec] {
+		case (id == idSanitize || id == idSecOut) && toolSanitizeIDs(spec) != nil:
+			for _, own := range toolSanitizeIDs(spec) {
 				add(own)
 			}
 		default:
