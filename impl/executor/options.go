@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor/policy"
 	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
