@@ -127,8 +127,12 @@ func namedIn(ref corpus.Ref, res *Result) bool {
 //     the expectation met, does not fail the test.
 //
 // So one defect fails the IDs it breaks, not every ID of every case it
-// shows up in.
+// shows up in. The turn and screen checks of a turn case outside the
+// executor's catalog name the executor's requirements (check.Framework).
 func Charge(c *corpus.Case, failures []check.Failure) []check.Failure {
+	if c.Op == corpus.OpTurn {
+		failures = check.Framework(c.Spec, failures)
+	}
 	var named []string
 	for _, f := range failures {
 		if ownCheck(f.Kind) || f.Severity != check.SeverityFail {

@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"fmt"
+
 	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor/policy"
 	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
@@ -49,6 +51,14 @@ type Options struct {
 	// Stream returns the sanitizer of one output stream of a call; nil is
 	// Sanitize's stream, which keeps its state across chunks.
 	Stream func() Sanitizer
+	// Results sanitizes a result's content (FR-OUT-02) before its
+	// truncation; nil is Sanitize.String.
+	Results func(content string) string
+	// Panicked renders the content of the error result of a call whose
+	// tool panicked with payload (FR-EXE-04b), before the result's own
+	// sanitization; nil is PanickedPrefix and the payload sanitized
+	// (FR-EXE-04b-3).
+	Panicked func(tool string, payload any) string
 	// Policy derives the loop's configuration (mode, limits, approval
 	// policy) from the turn's configuration; nil is policy.Load.
 	Policy func(config.Config) (policy.Loop, error)
@@ -68,6 +78,23 @@ func (o *Options) Summary(s string) string {
 		return tool.Summarize(s)
 	}
 	return o.Summarize(s)
+}
+
+// sanitizeResult is the Results part's sanitization of a result's
+// content.
+func (o *Options) sanitizeResult(content string) string {
+	if o.Results == nil {
+		return o.Sanitize.String(content)
+	}
+	return o.Results(content)
+}
+
+// panicText is the Panicked part's content of a panicked call's result.
+func (o *Options) panicText(tool string, payload any) string {
+	if o.Panicked == nil {
+		return PanickedPrefix + o.Sanitize.String(fmt.Sprint(payload))
+	}
+	return o.Panicked(tool, payload)
 }
 
 // Sanitizer sanitizes the chunks of one output stream (FR-OUT-02):

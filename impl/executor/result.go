@@ -120,7 +120,7 @@ func (r *turnRun) fromError(te *toolerr.Error) Result {
 // panicked is the result of a call whose tool panicked (FR-EXE-04b): the
 // payload sanitized (FR-EXE-04b-3).
 func (r *turnRun) panicked(tool string, payload any) Result {
-	msg := PanickedPrefix + r.e.Options.Sanitize.String(fmt.Sprint(payload))
+	msg := r.e.Options.panicText(tool, payload)
 	return r.finish(Result{Content: msg, IsError: true,
 		Err: &toolerr.Error{Kind: toolerr.ExecutionFailed, Tool: tool, Message: msg}}, true)
 }
@@ -128,7 +128,7 @@ func (r *turnRun) panicked(tool string, payload any) Result {
 // finish sanitizes a result (FR-OUT-02) and, when allowed, truncates it to
 // effective_max (FR-OUT-04, I-EXE-12, I-EXE-14).
 func (r *turnRun) finish(res Result, allowTruncation bool) Result {
-	res.Content = r.e.Options.Sanitize.String(res.Content)
+	res.Content = r.e.Options.sanitizeResult(res.Content)
 	if allowTruncation {
 		res.Content = r.e.Options.truncate(res, r.env.effectiveMax())
 	}
