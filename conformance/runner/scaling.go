@@ -23,12 +23,14 @@ import (
 // neither is counted), then the large call again until it is no faster
 // than the time before (at most scalingMaxWarmups times: the first calls
 // of a process that grows its heap, fills caches or compiles code cost
-// more), then in rounds of small, large, small (a small sample is the
-// mean of Factor calls in a row, as long as a large one), so that a drift
-// of the machine touches both sizes alike. The ratio large/small is
+// more), then in rounds of a small and a large sample, in alternating
+// order so that a drift of the machine touches both sizes alike. A small
+// sample is the mean of Factor calls in a row: as long as a large one, it
+// meets the same interference (a busy hyperthread or shared cache slows a
+// long window more surely than a short one). The ratio large/small is
 // estimated twice, by the sizes' minima (the calls with the least
-// interference) and by their medians. From scalingMinSamples large
-// samples on, the case passes when both estimates are within the limit
+// interference) and by their medians. From scalingMinSamples samples of
+// each size on, the case passes when both estimates are within the limit
 // and fails when both are above it; when they disagree after
 // scalingMaxRounds rounds, or when the case's time runs short, it is
 // errored: inconclusive, with the numbers.
@@ -39,7 +41,7 @@ const (
 	scalingMinSamples = 3
 	scalingMaxRounds  = 10
 	scalingMaxWarmups = 4
-	scalingBudget     = 3
+	scalingBudget     = 6
 )
 
 // scalingSample is one measured call.
@@ -135,10 +137,7 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 		n := time.Duration(times)
 		return rep, scalingSample{cpu: (after - before) / n, wall: wall / n}, nil
 	}
-	// A sample of the small call times Factor calls in a row, so that
-	// both sizes' samples last about as long and meet the same
-	// interference: a core's other hyperthread or a shared cache busy with
-	// other work slows a long window more surely than a short one.
+	// A small sample times Factor calls in a row.
 	batch := [2]int{sc.Factor, 1}
 
 	// One call per size, whose responses the case's checks see.
@@ -208,8 +207,14 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 	var samples [2][]scalingSample
 	var v scalingVerdict
 	deadline, _ := ctx.Deadline()
+	var longest time.Duration // the longest round so far
 	for round := 0; round < scalingMaxRounds; round++ {
-		for _, i := range []int{0, 1, 0} {
+		start := time.Now()
+		order := []int{0, 1}
+		if round%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
 			rep, s, err := measure(i, batch[i])
 			if err != nil {
 				res.Status, res.Message, res.Stderr = Errored, fmt.Sprintf("%s call, round %d: %v", sizeName(i), round+1, err), rep.Stderr
@@ -219,17 +224,12 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 				samples[i] = append(samples[i], s)
 			}
 		}
-		if len(samples[0]) > 0 && len(samples[1]) >= scalingMinSamples {
+		if len(samples[0]) >= scalingMinSamples && len(samples[1]) >= scalingMinSamples {
 			if v = judgeScaling(samples[0], samples[1], sc.MaxRatio); v.decided {
 				break
 			}
 		}
-		// Another round costs about three times the slowest large call.
-		var slowest time.Duration
-		for _, s := range samples[1] {
-			slowest = max(slowest, s.wall)
-		}
-		if time.Until(deadline) < 4*slowest {
+		if longest = max(longest, time.Since(start)); time.Until(deadline) < 2*longest {
 			break
 		}
 	}
