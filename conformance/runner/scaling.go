@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -108,8 +109,7 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 			return res
 		}
 	}
-	// measure sends request i and returns its reply and the CPU time and
-	// wall time it took.
+	checked := false // the first response of each size passed the case's checks
 	// measure sends request i times times in a row and returns the last
 	// reply and the CPU time and wall time per call.
 	measure := func(i, times int) (Reply, scalingSample, error) {
@@ -127,6 +127,9 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 			if err != nil {
 				convErr = err
 				return rep, scalingSample{}, err
+			}
+			if checked && (rep.Response.OK == nil || !*rep.Response.OK) {
+				return rep, scalingSample{}, errors.New("the call did not succeed this time (a scaling case repeats one successful call)")
 			}
 		}
 		wall := time.Since(start)
@@ -188,6 +191,8 @@ func (r *Runner) runScaling(ctx context.Context, c *corpus.Case, res *Result) *R
 		res.Message = "not measured: the responses do not return the entries the case counts on (" + strings.Join(expectFailed, "; ") + ")"
 		return res
 	}
+
+	checked = true
 
 	// Warm-up: the large call again until it is no faster than the one
 	// before (a runtime that grows its heap, fills caches or compiles
