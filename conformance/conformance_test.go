@@ -201,6 +201,9 @@ var _ = Describe("traceability", func() {
 			if c.Op == "call" && data.fixtures[c.Fixture] == nil {
 				problems = append(problems, fmt.Sprintf("%s: unknown fixture %q", c.FullName(), c.Fixture))
 			}
+			if c.Scaling != nil && data.fixtures[c.Scaling.Fixture] == nil {
+				problems = append(problems, fmt.Sprintf("%s: unknown scaling fixture %q", c.FullName(), c.Scaling.Fixture))
+			}
 		}
 		Expect(problems).To(BeEmpty())
 	})
@@ -209,8 +212,8 @@ var _ = Describe("traceability", func() {
 		want := map[string]bool{}
 		var missing, stale []string
 		for _, c := range data.corpus.Cases {
-			if c.Durable() {
-				continue // no golden: see corpus.Case.Durable
+			if !c.Golden() {
+				continue // no golden: see corpus.Case.Durable and corpus.Scaling
 			}
 			name := c.Spec + "/" + c.Name + ".golden"
 			want[name] = true
@@ -232,6 +235,9 @@ var _ = Describe("traceability", func() {
 		used := map[string]bool{}
 		for _, c := range data.corpus.Cases {
 			used[c.Fixture] = true
+			if c.Scaling != nil {
+				used[c.Scaling.Fixture] = true
+			}
 		}
 		var unused []string
 		for name := range data.fixtures {
@@ -499,6 +505,41 @@ var _ = Describe("durability through FCP/1", Ordered, func() {
 		It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
 			res := r.RunCase(ctx, c)
 			Expect(res.Status).To(Equal(runner.Passed), explain(res))
+		})
+	}
+})
+
+// The scaling cases judge complexity from the CPU time of the
+// implementation's own processes, which the in-process reference has not
+// (it skips them): they run here through FCP/1 on `forge-conform ref`.
+var _ = Describe("complexity through FCP/1", Ordered, func() {
+	data := load()
+	var r *runner.Runner
+	BeforeAll(func() {
+		opts := data.options()
+		opts.Binary = refBinary()
+		opts.Select = &runner.Selector{}
+		for _, c := range data.corpus.Cases {
+			if c.Scaling != nil {
+				opts.Select.Run = append(opts.Select.Run, c.FullName())
+			}
+		}
+		var err error
+		r, err = runner.New(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(r.Close)
+	})
+	for _, c := range data.corpus.Cases {
+		if c.Scaling == nil {
+			continue
+		}
+		It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
+			res := r.RunCase(ctx, c)
+			if res.Status == runner.Skipped {
+				Skip(res.Message)
+			}
+			Expect(res.Status).To(Equal(runner.Passed), explain(res))
+			AddReportEntry("measurement", res.Message)
 		})
 	}
 })

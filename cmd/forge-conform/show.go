@@ -116,11 +116,18 @@ func cmdShow(args []string, stdout io.Writer) (int, error) {
 		raw, _ := json.MarshalIndent(e.Tree, "", "  ")
 		w("\nfixture tree after the call: these paths as stated, every other entry unchanged:\n%s", indent(string(raw)+"\n"))
 	}
+	if sc := c.Scaling; sc != nil {
+		raw, _ := json.MarshalIndent(sc.Expect, "", "  ")
+		w("\nscaling: the same request on fixture %s, %d times the entries, whose response must meet:\n%s", sc.Fixture, sc.Factor, indent(string(raw)+"\n"))
+		w("then both calls are repeated and timed by the implementation's CPU time: growing more than %g-fold fails\n", sc.MaxRatio)
+	}
 	g, err := fs.ReadFile(golden.FS, c.Spec+"/"+c.Name+".golden")
 	if err == nil {
 		w("\ngolden (golden/%s/%s.golden):\n%s", c.Spec, c.Name, indent(string(g)+"\n"))
 	} else if c.Durable() {
 		w("\ngolden: none (a durability case's expectation is the whole check, I-JRN-12)\n")
+	} else if c.Scaling != nil {
+		w("\ngolden: none (a scaling case's outputs are megabytes: its expectations and the growth are the whole check)\n")
 	} else {
 		w("\ngolden: none (run `forge-conform golden update`)\n")
 	}

@@ -147,8 +147,10 @@ type Case struct {
 	// makes on disk (a file edited behind the tools' back).
 	Before []Step `json:"before,omitempty"`
 	// Turn is what an op "turn" case plays (see TurnSpec).
-	Turn   *TurnSpec `json:"turn,omitempty"`
-	Expect Expect    `json:"expect"`
+	Turn *TurnSpec `json:"turn,omitempty"`
+	// Scaling makes the case a check of complexity (see Scaling).
+	Scaling *Scaling `json:"scaling,omitempty"`
+	Expect  Expect   `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink.
@@ -248,6 +250,10 @@ func (c *Case) PrimaryID() string {
 // goldens are recorded in-process, where no process can crash, and the
 // case's hand-written expectation is the whole check.
 func (c *Case) Durable() bool { return c.Turn != nil && len(c.Turn.Recover) > 0 }
+
+// Golden reports whether c has a golden file: every case but the
+// durability cases (see Durable) and the scaling cases (see Scaling).
+func (c *Case) Golden() bool { return !c.Durable() && c.Scaling == nil }
 
 // FullName is "<spec>/<name>", the name reports and globs use.
 func (c *Case) FullName() string { return c.Spec + "/" + c.Name }
@@ -516,6 +522,11 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		}
 		if k.Tool == "" {
 			return nil, fmt.Errorf("%s: case %q names no tool: set \"tool\" on the case or in \"defaults\"", name, k.Name)
+		}
+		if k.Scaling != nil {
+			if err := k.Scaling.check(&k); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
+			}
 		}
 		out = append(out, &k)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/fcpclient"
 	"github.com/forge-conform/forge-conform/conformance/fixture"
@@ -42,7 +43,7 @@ func newBinary(argv []string, mode, runAs string) (*binary, error) {
 	}
 	co.Command[0] = path
 	b := &binary{oneshot: mode == ModeOneShot, all: map[*fcpclient.Session]bool{}, greeted: map[*fcpclient.Session]bool{}}
-	b.caps = Caps{Stateful: !b.oneshot, Unprivileged: os.Geteuid() != 0}
+	b.caps = Caps{Stateful: !b.oneshot, Unprivileged: os.Geteuid() != 0, CPUTime: !b.oneshot && fcpclient.CPUTimeAvailable() == nil}
 	if os.Geteuid() == 0 && runAs != "root" {
 		cred, u, err := credentialFor(runAs)
 		if err != nil {
@@ -144,6 +145,9 @@ func (c *sessionConversation) Do(ctx context.Context, req fcp.Request, _ []fixtu
 }
 
 func (c *sessionConversation) Release(err error) { c.b.give(c.s, err) }
+
+// CPUTime is the CPU time the session's process tree has used so far.
+func (c *sessionConversation) CPUTime() (time.Duration, error) { return c.s.CPUTime() }
 
 // Greet sends hello with test_tools to the session's process, once.
 func (c *sessionConversation) Greet(ctx context.Context) error {

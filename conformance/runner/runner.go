@@ -561,6 +561,9 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	if c.Op == corpus.OpTurn {
 		return r.runTurn(ctx, c, res)
 	}
+	if c.Scaling != nil {
+		return r.runScaling(ctx, c, res)
+	}
 	fx, ok := r.opts.Fixtures[c.Fixture]
 	if c.Op == fcp.OpCall && !ok {
 		res.Status, res.Message = Errored, fmt.Sprintf("case names fixture %q, which does not exist in fixtures/", c.Fixture)

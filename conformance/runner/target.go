@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/fixture"
 	"github.com/forge-conform/forge-conform/conformance/turnlog"
@@ -83,4 +84,14 @@ type Caps struct {
 	GoldenStrict bool
 	// Notes are facts about the target a report should show.
 	Notes []string
+	// CPUTime: each conversation reads the CPU time of the
+	// implementation's own processes (it is a CPUClock), which the
+	// scaling cases judge (scaling.go); they are skipped otherwise.
+	CPUTime bool
+}
+
+// CPUClock is a Conversation that reads the CPU time the implementation's
+// processes have used so far (fcpclient.Session.CPUTime).
+type CPUClock interface {
+	CPUTime() (time.Duration, error)
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -72,4 +74,44 @@ func BenchmarkGoSrc(b *testing.B) {
 		}
 		b.ReportMetric(float64(n), "entries")
 	})
+}
+
+// BenchmarkSortScaling lists the trees of the sort-scaling case
+// (fixtures/scaling-ld-*.fixture: d, its files and the siblings d-NNNNN,
+// whose walk order is far from the order by path) at n and 16n entries,
+// to show how the reference's call grows (NFR-LD-PERF-02, I-LD-20): its
+// cpu-ns/entry should grow by about log(16n)/log(n), 1.4, not 16-fold:
+//
+//	go test -run '^$' -bench 'BenchmarkSortScaling' -benchtime 20x ./impl/tools/listdir/
+func BenchmarkSortScaling(b *testing.B) {
+	for _, n := range []int{1024, 16384} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			nodes := []tooltest.Node{tooltest.Dir("d")}
+			for i := range n / 2 {
+				nodes = append(nodes, tooltest.File(fmt.Sprintf("d/f%05d", i), ""))
+			}
+			for i := range n/2 - 1 {
+				nodes = append(nodes, tooltest.File(fmt.Sprintf("d-%05d", i), ""))
+			}
+			root := tooltest.Build(b, nodes...)
+			sb := tooltest.Sandbox(b, root)
+			cfg := tooltest.Config(b, `{"list_directory":{"max_entries":16384}}`)
+			args := json.RawMessage(`{"path":".","recursive":true,"max_depth":2,"max_entries":16384}`)
+			want := fmt.Sprintf(`"returned":%d,`, n)
+			cpu := tooltest.CPUTime()
+			for b.Loop() {
+				c := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root,
+					MaxOutputBytes: 16 << 20, AvailableCapacityBytes: 16 << 20, Config: cfg}
+				out, err := Tool{}.Execute(context.Background(), args, c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !strings.Contains(out, want) {
+					b.Fatalf("unexpected output: %.300s", out)
+				}
+			}
+			tooltest.ReportCPU(b, cpu)
+			b.ReportMetric(float64(tooltest.CPUTime()-cpu)/float64(b.N)/float64(n), "cpu-ns/entry")
+		})
+	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -122,4 +124,44 @@ func benchRaw(b *testing.B, root, name string, args []string) {
 	}
 	tooltest.ReportCPU(b, cpu)
 	b.ReportMetric(float64(lines), "lines")
+}
+
+// BenchmarkSortScaling searches the trees of the sort-scaling case
+// (fixtures/scaling-sf-*.fixture: files of 16 matching lines in d/ and
+// beside it as d-NNNN, whose walk order is far from the order by path) for
+// n and 16n matches, to show how the reference's call grows
+// (NFR-SF-PERF-02, I-SF-30): its cpu-ns/match should grow by about
+// log(16n)/log(n), 1.4, not 16-fold:
+//
+//	go test -run '^$' -bench 'BenchmarkSortScaling' -benchtime 20x ./impl/tools/searchfiles/
+func BenchmarkSortScaling(b *testing.B) {
+	for _, n := range []int{1024, 16384} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			text := strings.Repeat("abcdefghijklmnopqrstuvwxyz\n", 16)
+			nodes := []tooltest.Node{tooltest.Dir("d")}
+			for i := range n / 32 {
+				nodes = append(nodes, tooltest.File(fmt.Sprintf("d/f%04d", i), text), tooltest.File(fmt.Sprintf("d-%04d", i), text))
+			}
+			root := tooltest.Build(b, nodes...)
+			sb := tooltest.Sandbox(b, root)
+			cfg := tooltest.Config(b, `{"search_files":{"max_results":16384,"max_files":1024}}`)
+			args := json.RawMessage(`{"path":".","query":"abc","mode":"exact","case":"sensitive","max_results":16384,"max_files":1024}`)
+			want := `"returned":` + strconv.Itoa(n) + `,`
+			tl := New()
+			cpu := tooltest.CPUTime()
+			for b.Loop() {
+				c := &tool.Ctx{FS: afero.NewOsFs(), Sandbox: sb, WorkingDir: root,
+					MaxOutputBytes: 16 << 20, AvailableCapacityBytes: 16 << 20, Config: cfg}
+				out, err := tl.Execute(context.Background(), args, c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !strings.Contains(out, want) {
+					b.Fatalf("unexpected output: %.300s", out)
+				}
+			}
+			tooltest.ReportCPU(b, cpu)
+			b.ReportMetric(float64(tooltest.CPUTime()-cpu)/float64(b.N)/float64(n), "cpu-ns/match")
+		})
+	}
 }

@@ -22,6 +22,8 @@
 //	seq-minus-one           answer every request with seq -1
 //	linger                  like echo-good, but stay running after bye and EOF
 //	bye-exit-1              like echo-good, but exit 1 after answering bye
+//	spin DURATION           like echo-good, but each call first uses DURATION of CPU time itself
+//	                        and waits for a child that uses as much (spin-child DURATION)
 //	sleep-forever           (the grandchild) sleep
 package main
 
@@ -65,6 +67,9 @@ func main() {
 	switch mode {
 	case "sleep-forever":
 		time.Sleep(time.Hour)
+		return
+	case "spin-child":
+		burn(arg)
 		return
 	case "ignore-stdin":
 		sleepForever()
@@ -132,6 +137,15 @@ func main() {
 		}
 		switch mode {
 		case "echo-good", "exit-nonzero-after-eof", "linger", "bye-exit-1":
+			good()
+		case "spin":
+			if req.Op == "call" {
+				burn(arg)
+				if err := exec.Command(os.Args[0], "spin-child", arg).Run(); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+			}
 			good()
 		case "hang":
 		case "crash-after-hello":
@@ -221,5 +235,21 @@ func main() {
 func sleepForever() {
 	for {
 		time.Sleep(time.Hour)
+	}
+}
+
+// burn uses the CPU until the process has used the duration d more of it.
+func burn(d string) {
+	want, _ := time.ParseDuration(d)
+	used := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := used()
+	for x := 0; used()-start < want; x++ {
+		for i := 0; i < 1e5; i++ {
+			x ^= i
+		}
 	}
 }
