@@ -22,6 +22,9 @@
 //	seq-minus-one           answer every request with seq -1
 //	linger                  like echo-good, but stay running after bye and EOF
 //	bye-exit-1              like echo-good, but exit 1 after answering bye
+//	net-on-call             like echo-good, but each call first sends a UDP datagram to 192.0.2.1
+//	                        and one to 2001:db8::1 (TEST-NET addresses: a namespace without a route keeps them)
+//	grow-on-call N          like echo-good, but each call first allocates N MiB more and keeps them
 //	sleep-forever           (the grandchild) sleep
 package main
 
@@ -29,6 +32,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -94,6 +98,7 @@ func main() {
 		grandchild = c.Process.Pid
 	}
 
+	var kept [][]byte // grow-on-call's allocations
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	n := 0
@@ -132,6 +137,24 @@ func main() {
 		}
 		switch mode {
 		case "echo-good", "exit-nonzero-after-eof", "linger", "bye-exit-1":
+			good()
+		case "net-on-call", "grow-on-call":
+			if req.Op == "call" && mode == "net-on-call" {
+				for _, addr := range []string{"192.0.2.1:9", "[2001:db8::1]:9"} {
+					if c, err := net.Dial("udp", addr); err == nil {
+						c.Write([]byte("x"))
+						c.Close()
+					}
+				}
+			}
+			if req.Op == "call" && mode == "grow-on-call" {
+				mib, _ := strconv.Atoi(arg)
+				b := make([]byte, mib<<20)
+				for i := range b {
+					b[i] = 1
+				}
+				kept = append(kept, b)
+			}
 			good()
 		case "hang":
 		case "crash-after-hello":

@@ -1,0 +1,154 @@
+package fcpclient
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// What the runner observes of an implementation's process from outside,
+// since the process is the runner's (spec/INTERPRETATIONS.md I-EXE-30..):
+//
+//   - its network: the implementation starts in a network namespace of
+//     its own, where only the loopback device exists; the kernel's IP
+//     counters of that namespace (/proc/net/snmp, /proc/net/snmp6) count
+//     every packet it sends and every send that found no route, so any
+//     attempt to reach a network, a DNS lookup included, shows up
+//     (Session.Network);
+//   - its memory: the anonymous and shared memory charged to a memory
+//     cgroup of its own (cgroup v2, or a cgroup v1 memory controller),
+//     sampled while a turn runs (Session.WatchMemory).
+//
+// Where the machine cannot (not root, no memory controller, not Linux),
+// the methods return an error saying why, and the runner skips the cases
+// that need them.
+
+// ErrUnobserved wraps the reason why an observation is not available.
+var ErrUnobserved = errors.New("not observable")
+
+// NetCounters are the IP counters of the implementation's network
+// namespace.
+type NetCounters struct {
+	// IPv4Out and IPv6Out count the packets the namespace sent
+	// (loopback included: OutRequests).
+	IPv4Out, IPv6Out int64
+	// IPv4NoRoute and IPv6NoRoute count the sends that found no route
+	// (OutNoRoutes): every attempt to reach an address outside the
+	// namespace.
+	IPv4NoRoute, IPv6NoRoute int64
+}
+
+// Sub returns c minus before.
+func (c NetCounters) Sub(before NetCounters) NetCounters {
+	return NetCounters{
+		IPv4Out: c.IPv4Out - before.IPv4Out, IPv6Out: c.IPv6Out - before.IPv6Out,
+		IPv4NoRoute: c.IPv4NoRoute - before.IPv4NoRoute, IPv6NoRoute: c.IPv6NoRoute - before.IPv6NoRoute,
+	}
+}
+
+// Any reports whether a counter is not zero.
+func (c NetCounters) Any() bool { return c != NetCounters{} }
+
+// String says what the counters saw, for a failure message.
+func (c NetCounters) String() string {
+	var parts []string
+	add := func(n int64, what string) {
+		if n != 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(c.IPv4NoRoute, "IPv4 send(s) to an unreachable address (no route: a connect, a datagram or a DNS query)")
+	add(c.IPv6NoRoute, "IPv6 send(s) to an unreachable address (no route)")
+	add(c.IPv4Out, "IPv4 packet(s) sent on loopback")
+	add(c.IPv6Out, "IPv6 packet(s) sent on loopback")
+	if len(parts) == 0 {
+		return "no network attempt"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MemoryPeak is what a memory watch saw: the tree's memory (anonymous,
+// shared and swapped out, not the page cache) when the watch began, its
+// highest sample, and how many samples were taken.
+type MemoryPeak struct {
+	Baseline, Peak int64
+	Samples        int
+	// Source names the cgroup file, for messages.
+	Source string
+}
+
+// Growth is how far the peak rose above the baseline.
+func (m MemoryPeak) Growth() int64 { return max(0, m.Peak-m.Baseline) }
+
+// memorySampleEvery is the sampling period of a memory watch: memory that
+// grows with a stream of hundreds of MiB stays up far longer.
+const memorySampleEvery = 5 * time.Millisecond
+
+// MemoryWatch samples the implementation's memory until Stop.
+type MemoryWatch struct {
+	stop chan struct{}
+	done chan struct{}
+	mu   sync.Mutex
+	peak MemoryPeak
+	err  error
+}
+
+// watchMemory starts sampling with sample, whose first value is the
+// baseline.
+func watchMemory(source string, sample func() (int64, error)) (*MemoryWatch, error) {
+	base, err := sample()
+	if err != nil {
+		return nil, err
+	}
+	w := &MemoryWatch{stop: make(chan struct{}), done: make(chan struct{}),
+		peak: MemoryPeak{Baseline: base, Peak: base, Samples: 1, Source: source}}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(memorySampleEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+			}
+			v, err := sample()
+			w.mu.Lock()
+			if err != nil {
+				// The cgroup is gone (the process died): keep what was seen.
+				w.mu.Unlock()
+				return
+			}
+			w.peak.Samples++
+			w.peak.Peak = max(w.peak.Peak, v)
+			w.mu.Unlock()
+		}
+	}()
+	return w, nil
+}
+
+// Stop ends the watch (once more sample is taken by the caller's side
+// effects only) and returns what it saw.
+func (w *MemoryWatch) Stop() MemoryPeak {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.peak
+}
+
+// Network returns the IP counters of the implementation's network
+// namespace; an error wrapping ErrUnobserved says why they are not
+// available.
+func (s *Session) Network() (NetCounters, error) { return s.p.obs.network() }
+
+// WatchMemory starts sampling the memory of the implementation's process
+// tree; the first sample is the baseline. An error wrapping ErrUnobserved
+// says why it cannot.
+func (s *Session) WatchMemory() (*MemoryWatch, error) { return s.p.obs.watchMemory() }
