@@ -121,6 +121,8 @@ func cmdShow(args []string, stdout io.Writer) (int, error) {
 		w("\ngolden (golden/%s/%s.golden):\n%s", c.Spec, c.Name, indent(string(g)+"\n"))
 	} else if c.Durable() {
 		w("\ngolden: none (a durability case's expectation is the whole check, I-JRN-12)\n")
+	} else if c.Observed() {
+		w("\ngolden: none (a case that observes the process from outside: its expectation and observation are the whole check, I-EXE-30)\n")
 	} else {
 		w("\ngolden: none (run `forge-conform golden update`)\n")
 	}

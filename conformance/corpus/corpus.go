@@ -147,8 +147,11 @@ type Case struct {
 	// makes on disk (a file edited behind the tools' back).
 	Before []Step `json:"before,omitempty"`
 	// Turn is what an op "turn" case plays (see TurnSpec).
-	Turn   *TurnSpec `json:"turn,omitempty"`
-	Expect Expect    `json:"expect"`
+	Turn *TurnSpec `json:"turn,omitempty"`
+	// Process is what the runner observes of the implementation's
+	// process during the case (see ProcessSpec).
+	Process *ProcessSpec `json:"process,omitempty"`
+	Expect  Expect       `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink.

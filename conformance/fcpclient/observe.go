@@ -12,11 +12,11 @@ import (
 // since the process is the runner's (spec/INTERPRETATIONS.md I-EXE-30..):
 //
 //   - its network: the implementation starts in a network namespace of
-//     its own, where only the loopback device exists; the kernel's IP
+//     its own, where only the loopback device exists (up); the kernel's
 //     counters of that namespace (/proc/net/snmp, /proc/net/snmp6) count
-//     every packet it sends and every send that found no route, so any
-//     attempt to reach a network, a DNS lookup included, shows up
-//     (Session.Network);
+//     every send that found no route and every loopback datagram or
+//     connect that found no listener, so any attempt to reach a network,
+//     a DNS lookup included, shows up (Session.Network, NetCounters);
 //   - its memory: the anonymous and shared memory charged to a memory
 //     cgroup of its own (cgroup v2, or a cgroup v1 memory controller),
 //     sampled while a turn runs (Session.WatchMemory).
@@ -28,23 +28,32 @@ import (
 // ErrUnobserved wraps the reason why an observation is not available.
 var ErrUnobserved = errors.New("not observable")
 
-// NetCounters are the IP counters of the implementation's network
-// namespace.
+// NetCounters are the kernel's counters of the implementation's network
+// namespace that count an attempt to reach the network. The namespace
+// holds only the implementation, with loopback up: a packet that reaches
+// one of its own listeners over loopback is no attempt and is not counted;
+// everything else is.
 type NetCounters struct {
-	// IPv4Out and IPv6Out count the packets the namespace sent
-	// (loopback included: OutRequests).
-	IPv4Out, IPv6Out int64
-	// IPv4NoRoute and IPv6NoRoute count the sends that found no route
-	// (OutNoRoutes): every attempt to reach an address outside the
-	// namespace.
+	// IPv4NoRoute and IPv6NoRoute count the sends and connects that
+	// found no route (Ip:OutNoRoutes, Ip6OutNoRoutes): every attempt to
+	// reach an address outside the namespace, a DNS query to a remote
+	// resolver included.
 	IPv4NoRoute, IPv6NoRoute int64
+	// UDPNoPort counts the datagrams sent over loopback to a port nobody
+	// listens on (Udp:NoPorts, Udp6NoPorts): a query meant for a service
+	// outside the namespace, such as a local DNS stub resolver.
+	UDPNoPort int64
+	// TCPFailed counts the TCP connects that failed (Tcp:AttemptFails,
+	// IPv4 and IPv6): over loopback, a connect to a service outside the
+	// namespace, such as a local proxy.
+	TCPFailed int64
 }
 
 // Sub returns c minus before.
 func (c NetCounters) Sub(before NetCounters) NetCounters {
 	return NetCounters{
-		IPv4Out: c.IPv4Out - before.IPv4Out, IPv6Out: c.IPv6Out - before.IPv6Out,
 		IPv4NoRoute: c.IPv4NoRoute - before.IPv4NoRoute, IPv6NoRoute: c.IPv6NoRoute - before.IPv6NoRoute,
+		UDPNoPort: c.UDPNoPort - before.UDPNoPort, TCPFailed: c.TCPFailed - before.TCPFailed,
 	}
 }
 
@@ -59,10 +68,10 @@ func (c NetCounters) String() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, what))
 		}
 	}
-	add(c.IPv4NoRoute, "IPv4 send(s) to an unreachable address (no route: a connect, a datagram or a DNS query)")
-	add(c.IPv6NoRoute, "IPv6 send(s) to an unreachable address (no route)")
-	add(c.IPv4Out, "IPv4 packet(s) sent on loopback")
-	add(c.IPv6Out, "IPv6 packet(s) sent on loopback")
+	add(c.IPv4NoRoute, "IPv4 send(s) or connect(s) to an address outside the namespace (no route; a DNS query counts)")
+	add(c.IPv6NoRoute, "IPv6 send(s) or connect(s) to an address outside the namespace (no route)")
+	add(c.UDPNoPort, "UDP datagram(s) to a loopback port nobody listens on (a local resolver or service outside the namespace)")
+	add(c.TCPFailed, "failed TCP connect(s)")
 	if len(parts) == 0 {
 		return "no network attempt"
 	}

@@ -215,13 +215,14 @@ func (o *observer) network() (NetCounters, error) {
 	if err != nil {
 		return c, err
 	}
-	c.IPv4Out, c.IPv4NoRoute = v4["Ip:OutRequests"], v4["Ip:OutNoRoutes"]
+	c.IPv4NoRoute, c.UDPNoPort, c.TCPFailed = v4["Ip:OutNoRoutes"], v4["Udp:NoPorts"], v4["Tcp:AttemptFails"]
 	if o.snmp6 != nil {
 		v6, err := readCounterFile(o.snmp6)
 		if err != nil {
 			return c, err
 		}
-		c.IPv6Out, c.IPv6NoRoute = v6["Ip6OutRequests"], v6["Ip6OutNoRoutes"]
+		c.IPv6NoRoute = v6["Ip6OutNoRoutes"]
+		c.UDPNoPort += v6["Udp6NoPorts"]
 	}
 	return c, nil
 }
