@@ -281,6 +281,9 @@ var _ = Describe("mutants", Ordered, ContinueOnFailure, func() {
 			}
 			run, err := runs.wait(ctx, m)
 			Expect(err).NotTo(HaveOccurred())
+			if reason := allSkipped(run); reason != "" {
+				Skip("every case the mutant runs was skipped, so nothing can catch it here: " + reason)
+			}
 			Expect(run.OK()).To(BeFalse(), "the mutant passed every case")
 			var got []string
 			for _, ir := range run.IDs {
@@ -296,6 +299,25 @@ var _ = Describe("mutants", Ordered, ContinueOnFailure, func() {
 		})
 	}
 })
+
+// allSkipped returns the reason of the first selected case when every
+// selected case of run was skipped (a process mutant on a machine that
+// cannot observe its defect), else "".
+func allSkipped(run *runner.Run) string {
+	reason := ""
+	for _, res := range run.Results {
+		if res == nil || res.Unselected {
+			continue
+		}
+		if res.Status != runner.Skipped {
+			return ""
+		}
+		if reason == "" {
+			reason = res.Message
+		}
+	}
+	return reason
+}
 
 // mutantText is the text of a mutant's spec.
 func mutantText(m mutants.Mutant) string { return "catches " + m.Name + ": " + m.Doc }
@@ -498,6 +520,43 @@ var _ = Describe("durability through FCP/1", Ordered, func() {
 		}
 		It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
 			res := r.RunCase(ctx, c)
+			Expect(res.Status).To(Equal(runner.Passed), explain(res))
+		})
+	}
+})
+
+// The cases that observe the implementation's process from outside
+// (corpus.ProcessSpec, I-EXE-30): its network namespace and memory cgroup,
+// which the in-process reference has not. They run here through FCP/1 on
+// `forge-conform ref`, built for the test, and skip where the machine
+// cannot observe (not root, no memory cgroup).
+var _ = Describe("process observations through FCP/1", Ordered, func() {
+	data := load()
+	var r *runner.Runner
+	BeforeAll(func() {
+		opts := data.options()
+		opts.Binary = refBinary()
+		sel := &runner.Selector{}
+		for _, c := range data.corpus.Cases {
+			if c.Observed() {
+				sel.Run = append(sel.Run, c.FullName())
+			}
+		}
+		opts.Select = sel
+		var err error
+		r, err = runner.New(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(r.Close)
+	})
+	for _, c := range data.corpus.Cases {
+		if !c.Observed() {
+			continue
+		}
+		It(c.FullName(), Label(labels(c)...), func(ctx SpecContext) {
+			res := r.RunCase(ctx, c)
+			if res.Status == runner.Skipped {
+				Skip(res.Message)
+			}
 			Expect(res.Status).To(Equal(runner.Passed), explain(res))
 		})
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
@@ -15,6 +16,20 @@ import (
 // the runner observes the implementation's process from outside, where
 // FCP/1 shows nothing: its network namespace's IP counters and its memory
 // cgroup (fcpclient's observe.go).
+
+// streamTimeout is the least deadline of a case with a memory bound: its
+// turn streams hundreds of MiB (I-EXE-32), which takes seconds for the
+// reference and may take a minute for a slower implementation on a loaded
+// machine; the run's per-case timeout applies when it is longer.
+const streamTimeout = 2 * time.Minute
+
+// caseTimeout is the deadline of c's exchanges.
+func caseTimeout(c *corpus.Case, timeout time.Duration) time.Duration {
+	if c.Process != nil && c.Process.MaxMemoryGrowthMiB > 0 {
+		return max(timeout, streamTimeout)
+	}
+	return timeout
+}
 
 // ProcessConversation is a Conversation on a process the runner started
 // (a binary in session mode).

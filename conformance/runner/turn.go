@@ -77,7 +77,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	res.Request = shown
 
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, caseTimeout(c, r.opts.Timeout))
 	defer cancel()
 	conv, err := r.target.Open(ctx)
 	if err != nil {
