@@ -34,6 +34,8 @@ func TestNetworkObserved(t *testing.T) {
 	}{
 		{"echo-good", NetCounters{}},
 		{"net-on-call", NetCounters{IPv4NoRoute: 1, IPv6NoRoute: 1}},
+		{"loopback-on-call", NetCounters{UDPNoPort: 2}},
+		{"ipc-on-call", NetCounters{}}, // its own listener: no attempt (I-EXE-31)
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			s := startObserved(t, opts(tc.mode))

@@ -24,6 +24,9 @@
 //	bye-exit-1              like echo-good, but exit 1 after answering bye
 //	net-on-call             like echo-good, but each call first sends a UDP datagram to 192.0.2.1
 //	                        and one to 2001:db8::1 (TEST-NET addresses: a namespace without a route keeps them)
+//	loopback-on-call        like echo-good, but each call first sends a UDP datagram to 127.0.0.1:53
+//	                        and ::1 port 53, where nobody listens (a local resolver outside the namespace)
+//	ipc-on-call             like echo-good, but each call first talks to a TCP listener of its own over loopback
 //	grow-on-call N          like echo-good, but each call first allocates N MiB more and keeps them
 //	sleep-forever           (the grandchild) sleep
 package main
@@ -138,9 +141,16 @@ func main() {
 		switch mode {
 		case "echo-good", "exit-nonzero-after-eof", "linger", "bye-exit-1":
 			good()
-		case "net-on-call", "grow-on-call":
-			if req.Op == "call" && mode == "net-on-call" {
-				for _, addr := range []string{"192.0.2.1:9", "[2001:db8::1]:9"} {
+		case "net-on-call", "grow-on-call", "loopback-on-call", "ipc-on-call":
+			if req.Op == "call" && mode == "ipc-on-call" {
+				ipc()
+			}
+			if req.Op == "call" && (mode == "net-on-call" || mode == "loopback-on-call") {
+				addrs := []string{"192.0.2.1:9", "[2001:db8::1]:9"}
+				if mode == "loopback-on-call" {
+					addrs = []string{"127.0.0.1:53", "[::1]:53"}
+				}
+				for _, addr := range addrs {
 					if c, err := net.Dial("udp", addr); err == nil {
 						c.Write([]byte("x"))
 						c.Close()
@@ -245,4 +255,28 @@ func sleepForever() {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+// ipc has a TCP listener of its own answer one connect over loopback.
+func ipc() {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipc:", err)
+		return
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("pong"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipc:", err)
+		return
+	}
+	buf := make([]byte, 4)
+	c.Read(buf)
+	c.Close()
 }
