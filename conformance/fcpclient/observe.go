@@ -101,7 +101,20 @@ type MemoryWatch struct {
 	done chan struct{}
 	mu   sync.Mutex
 	peak MemoryPeak
-	err  error
+	// limit and over: OnGrowth's bound and callback; over is nil once
+	// called.
+	limit int64
+	over  func()
+}
+
+// OnGrowth has f called once, from the sampling goroutine, as soon as a
+// sample rises more than limit above the baseline: the caller can stop
+// what makes it grow instead of letting an unbounded implementation take
+// the machine's memory.
+func (w *MemoryWatch) OnGrowth(limit int64, f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.limit, w.over = limit, f
 }
 
 // watchMemory starts sampling with sample, whose first value is the
@@ -132,14 +145,20 @@ func watchMemory(source string, sample func() (int64, error)) (*MemoryWatch, err
 			}
 			w.peak.Samples++
 			w.peak.Peak = max(w.peak.Peak, v)
+			var over func()
+			if w.over != nil && w.peak.Growth() > w.limit {
+				over, w.over = w.over, nil
+			}
 			w.mu.Unlock()
+			if over != nil {
+				over()
+			}
 		}
 	}()
 	return w, nil
 }
 
-// Stop ends the watch (once more sample is taken by the caller's side
-// effects only) and returns what it saw.
+// Stop ends the watch and returns what it saw.
 func (w *MemoryWatch) Stop() MemoryPeak {
 	select {
 	case <-w.stop:

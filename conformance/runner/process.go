@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/check"
@@ -52,12 +53,24 @@ type processWatch struct {
 	conv   ProcessConversation
 	net    fcpclient.NetCounters
 	memory *fcpclient.MemoryWatch
+	// stopped: the memory rose above the bound and the turn was stopped.
+	stopped atomic.Bool
 }
+
+// overBound reports whether the turn was stopped because the memory rose
+// above the case's bound (its error is then that failure, not the
+// implementation's).
+func (w *processWatch) overBound() bool { return w != nil && w.stopped.Load() }
 
 // watchProcess begins observing what c's ProcessSpec asks for on conv; a
 // non-empty reason says why the case must be skipped. A case without a
 // ProcessSpec gets a nil watch.
-func watchProcess(c *corpus.Case, conv Conversation) (*processWatch, string) {
+//
+// over, when not nil, is called (once, from another goroutine) as soon as
+// the memory rises above the case's bound: the caller stops the turn
+// there rather than let an unbounded implementation take the machine's
+// memory.
+func watchProcess(c *corpus.Case, conv Conversation, over func()) (*processWatch, string) {
 	if c.Process == nil {
 		return nil, ""
 	}
@@ -83,6 +96,12 @@ func watchProcess(c *corpus.Case, conv Conversation) (*processWatch, string) {
 			return nil, "cannot observe the implementation's memory (I-EXE-32): " + err.Error()
 		}
 		w.memory = m
+		if over != nil {
+			m.OnGrowth(int64(c.Process.MaxMemoryGrowthMiB)<<20, func() {
+				w.stopped.Store(true)
+				over()
+			})
+		}
 	}
 	return w, ""
 }
@@ -124,10 +143,16 @@ func (w *processWatch) failures() []check.Failure {
 		limit := int64(w.c.Process.MaxMemoryGrowthMiB) << 20
 		if peak.Growth() > limit {
 			out = append(out, check.Failure{IDs: id, Kind: check.KindInvariant, Message: fmt.Sprintf(
-				"the memory of the implementation's process tree rose by %d MiB while the turn streamed its output, more than the %d MiB allowed (I-EXE-32): "+
-					"%d MiB before the turn, a peak of %d MiB over %d samples of %s",
-				peak.Growth()>>20, limit>>20, peak.Baseline>>20, peak.Peak>>20, peak.Samples, peak.Source)})
+				"the memory of the implementation's process tree rose by %s while the turn streamed its output, more than the %s allowed (I-EXE-32): "+
+					"%s before the turn, a peak of %s over %d samples of %s",
+				mib(peak.Growth()), mib(limit), mib(peak.Baseline), mib(peak.Peak), peak.Samples, peak.Source)})
+			if w.overBound() {
+				out[len(out)-1].Message += "; the runner stopped the turn there"
+			}
 		}
 	}
 	return out
 }
+
+// mib shows a byte count in MiB, to a tenth.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -631,7 +631,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	}
 	var convErr error
 	defer func() { conv.Release(convErr) }()
-	watch, reason := watchProcess(c, conv)
+	watch, reason := watchProcess(c, conv, nil)
 	if reason != "" {
 		res.Status, res.Message = Skipped, reason
 		return res

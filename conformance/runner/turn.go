@@ -111,7 +111,9 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 			return res
 		}
 	}
-	watch, reason := watchProcess(c, conv)
+	turnCtx, stopTurn := context.WithCancel(ctx)
+	defer stopTurn()
+	watch, reason := watchProcess(c, conv, stopTurn)
 	if reason != "" {
 		res.Status, res.Message = Skipped, reason
 		return res
@@ -121,7 +123,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	var log *turnlog.Log
 	var stderr string
 	if watch != nil {
-		log, stderr, err = watch.conv.TurnInto(ctx, req, u.on, watch.log())
+		log, stderr, err = watch.conv.TurnInto(turnCtx, req, u.on, watch.log())
 	} else {
 		log, stderr, err = tc.Turn(ctx, req, u.on)
 	}
@@ -130,6 +132,11 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	}
 	if err != nil {
 		convErr = err
+		if watch.overBound() {
+			res.Failures, res.Warnings, res.Notes = bySeverity(Charge(c, watch.failures()), r.opts.Strict)
+			res.Status, res.Message = Failed, summarize(res.Failures)
+			return res
+		}
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
 		return res
 	}
