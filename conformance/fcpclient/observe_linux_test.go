@@ -69,7 +69,7 @@ func TestNetworkObserved(t *testing.T) {
 }
 
 // TestMemoryObserved: memory the implementation allocates and keeps shows
-// as growth above the baseline.
+// as growth above the baseline, and OnGrowth fires past its bound.
 func TestMemoryObserved(t *testing.T) {
 	s := startObserved(t, opts("grow-on-call", "64"))
 	w, err := s.WatchMemory()
@@ -79,10 +79,16 @@ func TestMemoryObserved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	over := make(chan struct{})
+	w.OnGrowth(32<<20, func() { close(over) })
 	if _, _, err := s.Do(ctxTimeout(t, 5*time.Second), call(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * memorySampleEvery)
+	select {
+	case <-over:
+	case <-time.After(5 * time.Second):
+		t.Error("OnGrowth(32 MiB) did not fire after 64 MiB were allocated")
+	}
 	peak := w.Stop()
 	if g := peak.Growth(); g < 60<<20 || g > 200<<20 {
 		t.Errorf("growth %d bytes after allocating 64 MiB (%+v)", g, peak)
