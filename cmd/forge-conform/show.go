@@ -128,6 +128,8 @@ func cmdShow(args []string, stdout io.Writer) (int, error) {
 		w("\ngolden: none (a durability case's expectation is the whole check, I-JRN-12)\n")
 	} else if c.Scaling != nil {
 		w("\ngolden: none (a scaling case's outputs are megabytes: its expectations and the growth are the whole check)\n")
+	} else if c.Observed() {
+		w("\ngolden: none (a case that observes the process from outside: its expectation and observation are the whole check, I-EXE-30)\n")
 	} else {
 		w("\ngolden: none (run `forge-conform golden update`)\n")
 	}

@@ -150,7 +150,10 @@ type Case struct {
 	Turn *TurnSpec `json:"turn,omitempty"`
 	// Scaling makes the case a check of complexity (see Scaling).
 	Scaling *Scaling `json:"scaling,omitempty"`
-	Expect  Expect   `json:"expect"`
+	// Process is what the runner observes of the implementation's
+	// process during the case (see ProcessSpec).
+	Process *ProcessSpec `json:"process,omitempty"`
+	Expect  Expect       `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink.
@@ -252,8 +255,9 @@ func (c *Case) PrimaryID() string {
 func (c *Case) Durable() bool { return c.Turn != nil && len(c.Turn.Recover) > 0 }
 
 // Golden reports whether c has a golden file: every case but the
-// durability cases (see Durable) and the scaling cases (see Scaling).
-func (c *Case) Golden() bool { return !c.Durable() && c.Scaling == nil }
+// durability cases (see Durable), the scaling cases (see Scaling) and
+// the cases that observe the process (see Observed).
+func (c *Case) Golden() bool { return !c.NeedsProcess() }
 
 // FullName is "<spec>/<name>", the name reports and globs use.
 func (c *Case) FullName() string { return c.Spec + "/" + c.Name }

@@ -90,6 +90,11 @@ type Options struct {
 	// fallback even where a cgroup of its own could be created (see the
 	// package documentation on process trees).
 	NoCgroup bool
+	// Unobserved starts the implementation without a network namespace
+	// and a memory cgroup of its own, so Session.Network and
+	// Session.WatchMemory report it unobserved (see observe.go); a
+	// one-shot run, whose cases observe neither, saves their cost.
+	Unobserved bool
 }
 
 func (o Options) withDefaults() Options {

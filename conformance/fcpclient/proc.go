@@ -23,6 +23,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	pid    int // also the process group id (Setpgid)
 	tree   *tree
+	obs    *observer // what the runner watches of it (observe.go)
 	stdin  *os.File
 	stdout *os.File
 	errR   *os.File
@@ -107,17 +108,21 @@ func startProc(o Options) (*proc, error) {
 		return cmd
 	}
 	tr := newTree(o.NoCgroup)
+	obs := newObserver(tr, o.Unobserved)
 	cmd := newCmd(tr)
-	err = cmd.Start()
+	err = obs.start(cmd)
 	if err != nil && tr.mode() == "cgroup" {
 		// Starting into the cgroup can be refused (a cgroup the runner
 		// may create but not move processes into): fall back.
+		obs.release()
 		tr.release()
 		tr = newTree(true)
+		obs = newObserver(tr, o.Unobserved)
 		cmd = newCmd(tr)
-		err = cmd.Start()
+		err = obs.start(cmd)
 	}
 	if err != nil {
+		obs.release()
 		tr.release()
 		closeAll()
 		detail := fmt.Sprintf("cannot start %s: %v", path, err)
@@ -134,7 +139,7 @@ func startProc(o Options) (*proc, error) {
 	errW.Close()
 
 	p := &proc{
-		o: o, cmd: cmd, pid: cmd.Process.Pid, tree: tr,
+		o: o, cmd: cmd, pid: cmd.Process.Pid, tree: tr, obs: obs,
 		stdin: inW, stdout: outR, errR: errR,
 		stderr:     newTail(o.StderrBytes),
 		lines:      make(chan lineMsg, 1),
@@ -246,6 +251,7 @@ func (p *proc) finish(grace time.Duration) bool {
 		}
 		t.Stop()
 		p.tree.release()
+		p.obs.release()
 		t = time.NewTimer(stderrDrain)
 		select {
 		case <-p.stderrDone:

@@ -314,6 +314,7 @@ func Sweep() []string {
 			}
 		}
 	}
+	done = append(done, sweepV1()...)
 	for _, pid := range strayMarked() {
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			done = append(done, fmt.Sprintf("process %d", pid))

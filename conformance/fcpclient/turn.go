@@ -25,9 +25,14 @@ import (
 // implementation that never finishes its turn) the session is dead, as for
 // Do, and the log holds what was read until then.
 func (s *Session) Turn(ctx context.Context, req fcp.TurnRequest, user turnlog.User) (*turnlog.Log, error) {
+	return s.TurnInto(ctx, req, user, &turnlog.Log{})
+}
+
+// TurnInto is Turn recording into log, which it returns (a log with
+// CountChunks set keeps no chunk text).
+func (s *Session) TurnInto(ctx context.Context, req fcp.TurnRequest, user turnlog.User, log *turnlog.Log) (*turnlog.Log, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	log := &turnlog.Log{}
 	if s.dead != nil {
 		return log, fmt.Errorf("%w (%v)", ErrDead, s.dead)
 	}

@@ -75,7 +75,7 @@ func Plan(set *spec.Set, c *corpus.Corpus, ms []Mutant) []Scenario {
 	for _, k := range c.Cases {
 		for _, ref := range k.Refs() {
 			cases[ref] = append(cases[ref], k.FullName())
-			inProcess[ref] = inProcess[ref] || !k.Durable()
+			inProcess[ref] = inProcess[ref] || !k.NeedsProcess()
 		}
 	}
 	var out []Scenario

@@ -43,6 +43,8 @@ func newBinary(argv []string, mode, runAs string) (*binary, error) {
 	}
 	co.Command[0] = path
 	b := &binary{oneshot: mode == ModeOneShot, all: map[*fcpclient.Session]bool{}, greeted: map[*fcpclient.Session]bool{}}
+	// One process per request: no case observes it (they need a session).
+	co.Unobserved = b.oneshot
 	b.caps = Caps{Stateful: !b.oneshot, Unprivileged: os.Geteuid() != 0, CPUTime: !b.oneshot && fcpclient.CPUTimeAvailable() == nil}
 	if os.Geteuid() == 0 && runAs != "root" {
 		cred, u, err := credentialFor(runAs)
@@ -282,4 +284,29 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+// Network returns the IP counters of the session's network namespace
+// (ProcessConversation).
+func (c *sessionConversation) Network() (fcpclient.NetCounters, error) { return c.s.Network() }
+
+// WatchMemory samples the memory of the session's process tree
+// (ProcessConversation).
+func (c *sessionConversation) WatchMemory() (*fcpclient.MemoryWatch, error) { return c.s.WatchMemory() }
+
+// TurnInto is Turn recording into log (ProcessConversation).
+func (c *sessionConversation) TurnInto(ctx context.Context, req fcp.TurnRequest, user turnlog.User, log *turnlog.Log) (*turnlog.Log, string, error) {
+	c.b.mu.Lock()
+	greeted := c.b.greeted[c.s]
+	c.b.mu.Unlock()
+	if !greeted {
+		if err := c.Greet(ctx); err != nil {
+			return log, c.s.Stderr(), fmt.Errorf("hello (test_tools) before the turn: %w", err)
+		}
+	}
+	log, err := c.s.TurnInto(ctx, req, user, log)
+	if err != nil {
+		return log, c.s.Stderr(), err
+	}
+	return log, "", nil
 }

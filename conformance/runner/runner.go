@@ -634,6 +634,12 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	}
 	var convErr error
 	defer func() { conv.Release(convErr) }()
+	watch, reason := watchProcess(c, conv, nil)
+	if reason != "" {
+		res.Status, res.Message = Skipped, reason
+		return res
+	}
+	defer watch.stop()
 	exchange := func(req fcp.Request) (fcp.Response, int64, string, error) {
 		rep, err := conv.Do(ctx, req, faults)
 		if err != nil {
@@ -717,7 +723,8 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 				Diff:    check.GoldenDiffOf(c.Tool, resp, again)})
 		}
 	}
-	if r.opts.Golden != nil {
+	res.Failures = append(res.Failures, watch.failures()...)
+	if r.opts.Golden != nil && !c.Observed() {
 		want, err := fs.ReadFile(r.opts.Golden, c.Spec+"/"+c.Name+".golden")
 		if err != nil {
 			res.Failures = append(res.Failures, check.Failure{IDs: c.IDs, Kind: check.KindGolden,

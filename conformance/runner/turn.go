@@ -57,6 +57,10 @@ func (r *Runner) turnUnsupported(c *corpus.Case, conv Conversation) string {
 // the tree and the golden.
 func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Result {
 	if c.Durable() {
+		if c.Observed() {
+			res.Status, res.Message = Errored, "a durability case cannot observe the process (process): its phases run in several processes"
+			return res
+		}
 		return r.runDurable(ctx, c, res)
 	}
 	layout, cleanup, ok := r.freshCaseLayout(c, res)
@@ -73,7 +77,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	res.Request = shown
 
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, caseTimeout(c, r.opts.Timeout))
 	defer cancel()
 	conv, err := r.target.Open(ctx)
 	if err != nil {
@@ -99,13 +103,40 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 		res.Status, res.Message = Errored, "snapshot before the turn: "+err.Error()
 		return res
 	}
+	if g, ok := conv.(interface{ Greet(context.Context) error }); ok && c.Process != nil {
+		// The process's baseline is taken greeted, as every turn runs.
+		if err := g.Greet(ctx); err != nil {
+			convErr = err
+			res.Status, res.Message = Errored, "hello (test_tools) before the turn: "+err.Error()
+			return res
+		}
+	}
+	turnCtx, stopTurn := context.WithCancel(ctx)
+	defer stopTurn()
+	watch, reason := watchProcess(c, conv, stopTurn)
+	if reason != "" {
+		res.Status, res.Message = Skipped, reason
+		return res
+	}
+	defer watch.stop()
 	u := &turnUser{c: c.Turn, base: layout.Base}
-	log, stderr, err := tc.Turn(ctx, req, u.on)
+	var log *turnlog.Log
+	var stderr string
+	if watch != nil {
+		log, stderr, err = watch.conv.TurnInto(turnCtx, req, u.on, watch.log())
+	} else {
+		log, stderr, err = tc.Turn(ctx, req, u.on)
+	}
 	if log != nil {
 		res.Turn = normalizeLog(log, layout)
 	}
 	if err != nil {
 		convErr = err
+		if watch.overBound() {
+			res.Failures, res.Warnings, res.Notes = bySeverity(Charge(c, watch.failures()), r.opts.Strict)
+			res.Status, res.Message = Failed, summarize(res.Failures)
+			return res
+		}
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
 		return res
 	}
@@ -114,6 +145,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	res.Failures = append(res.Failures, u.failures...)
 	res.Failures = append(res.Failures, check.Turn(in)...)
 	res.Failures = append(res.Failures, check.Screens(in, u.fired)...)
+	res.Failures = append(res.Failures, watch.failures()...)
 	if len(c.Turn.Benign) > 0 {
 		twins, err := r.benignTwins(parent, c, tc)
 		if err != nil {
@@ -143,7 +175,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 	final := norm.Final()
 	res.Response = &fcp.Response{OK: fcp.Bool(final != nil && final.OK != nil && *final.OK), Content: &content}
 	res.Golden = check.Golden(c.Tool, *res.Response)
-	if r.opts.Golden != nil {
+	if r.opts.Golden != nil && !c.Observed() {
 		want, err := fs.ReadFile(r.opts.Golden, c.Spec+"/"+c.Name+".golden")
 		if err != nil {
 			res.Failures = append(res.Failures, check.Failure{IDs: c.IDs, Kind: check.KindGolden,

@@ -31,6 +31,13 @@ type Entry struct {
 // Log is a turn's record.
 type Log struct {
 	Entries []Entry
+	// CountChunks makes Add count stdout and stderr events (in Chunks and
+	// ChunkBytes) instead of keeping them: the record of a turn that
+	// streams a gigabyte (corpus.ProcessSpec).
+	CountChunks bool
+	// Chunks and ChunkBytes count the chunk events, and their bytes, that
+	// CountChunks left out.
+	Chunks, ChunkBytes int64
 }
 
 // User plays the user: it is shown every event as it is read, then the
@@ -61,5 +68,12 @@ func (l *Log) Final() *fcp.TurnLine {
 	return nil
 }
 
-// Add appends an entry.
-func (l *Log) Add(e Entry) { l.Entries = append(l.Entries, e) }
+// Add appends an entry (or, with CountChunks, counts a chunk event).
+func (l *Log) Add(e Entry) {
+	if l.CountChunks && e.Kind == Event && e.Line != nil && (e.Line.Event == fcp.EventStdout || e.Line.Event == fcp.EventStderr) {
+		l.Chunks++
+		l.ChunkBytes += int64(len(e.Line.Chunk))
+		return
+	}
+	l.Entries = append(l.Entries, e)
+}

@@ -211,6 +211,7 @@ func All() []Mutant {
 	ms = append(ms, holeMutants()...)
 	ms = append(ms, untestableMutants()...)
 	ms = append(ms, complexityMutants()...)
+	ms = append(ms, processMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

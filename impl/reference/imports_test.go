@@ -23,6 +23,14 @@ var execAllowed = map[string]bool{
 	"github.com/forge-conform/forge-conform/impl/internal/tooltest": true,
 }
 
+// networkAllowed are the packages that may import net: impl/mutants, whose
+// phone-home-listing mutant sends a datagram on purpose, so that the
+// runner's network observation (C-04, C-05, I-EXE-31) is shown to see it.
+// No package of the reference imports impl/mutants (checked below).
+var networkAllowed = map[string]bool{
+	"github.com/forge-conform/forge-conform/impl/mutants": true,
+}
+
 // testOnly are the execAllowed packages that no non-test package may import.
 var testOnly = map[string]bool{
 	"github.com/forge-conform/forge-conform/impl/internal/tooltest": true,
@@ -43,9 +51,12 @@ func TestNoNetworkImports(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		for _, imp := range fields[1:] {
-			if (imp == "net" || strings.HasPrefix(imp, "net/") && imp != "net/url") || imp == "crypto/tls" ||
+			if (imp == "net" || strings.HasPrefix(imp, "net/") && imp != "net/url") && !networkAllowed[fields[0]] || imp == "crypto/tls" ||
 				imp == "os/exec" && !execAllowed[fields[0]] {
 				t.Errorf("%s imports %s: the reference must make no network access (C-05)", fields[0], imp)
+			}
+			if networkAllowed[imp] {
+				t.Errorf("%s imports %s, which may make network attempts on purpose (a mutant): no package under impl/ may import it", fields[0], imp)
 			}
 			if testOnly[imp] {
 				t.Errorf("%s imports %s, a test-only helper that may start processes: import it from _test.go files only", fields[0], imp)

@@ -24,6 +24,12 @@
 //	bye-exit-1              like echo-good, but exit 1 after answering bye
 //	spin DURATION           like echo-good, but each call first uses DURATION of CPU time itself
 //	                        and waits for a child that uses as much (spin-child DURATION)
+//	net-on-call             like echo-good, but each call first sends a UDP datagram to 192.0.2.1
+//	                        and one to 2001:db8::1 (TEST-NET addresses: a namespace without a route keeps them)
+//	loopback-on-call        like echo-good, but each call first sends a UDP datagram to 127.0.0.1:53
+//	                        and ::1 port 53, where nobody listens (a local resolver outside the namespace)
+//	ipc-on-call             like echo-good, but each call first talks to a TCP listener of its own over loopback
+//	grow-on-call N          like echo-good, but each call first allocates N MiB more and keeps them
 //	sleep-forever           (the grandchild) sleep
 package main
 
@@ -31,6 +37,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -99,6 +106,7 @@ func main() {
 		grandchild = c.Process.Pid
 	}
 
+	var kept [][]byte // grow-on-call's allocations
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	n := 0
@@ -145,6 +153,30 @@ func main() {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(1)
 				}
+			}
+		case "net-on-call", "grow-on-call", "loopback-on-call", "ipc-on-call":
+			if req.Op == "call" && mode == "ipc-on-call" {
+				ipc()
+			}
+			if req.Op == "call" && (mode == "net-on-call" || mode == "loopback-on-call") {
+				addrs := []string{"192.0.2.1:9", "[2001:db8::1]:9"}
+				if mode == "loopback-on-call" {
+					addrs = []string{"127.0.0.1:53", "[::1]:53"}
+				}
+				for _, addr := range addrs {
+					if c, err := net.Dial("udp", addr); err == nil {
+						c.Write([]byte("x"))
+						c.Close()
+					}
+				}
+			}
+			if req.Op == "call" && mode == "grow-on-call" {
+				mib, _ := strconv.Atoi(arg)
+				b := make([]byte, mib<<20)
+				for i := range b {
+					b[i] = 1
+				}
+				kept = append(kept, b)
 			}
 			good()
 		case "hang":
@@ -252,4 +284,28 @@ func burn(d string) {
 			x ^= i
 		}
 	}
+}
+
+// ipc has a TCP listener of its own answer one connect over loopback.
+func ipc() {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipc:", err)
+		return
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("pong"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ipc:", err)
+		return
+	}
+	buf := make([]byte, 4)
+	c.Read(buf)
+	c.Close()
 }
