@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/forge-conform/forge-conform/impl/canonjson"
+	"github.com/forge-conform/forge-conform/impl/fsys"
 	"github.com/forge-conform/forge-conform/impl/tool"
+	"github.com/forge-conform/forge-conform/impl/toolerr"
 	"github.com/forge-conform/forge-conform/impl/tools/searchfiles"
 )
 
@@ -23,6 +29,12 @@ func holes3Mutants() []Mutant {
 			Specs:   []string{searchfiles.Name},
 			Breaks:  ids(searchfiles.Name, "NFR-SF-REL-02"),
 			Options: wrap(onTool(searchfiles.Name, searchLossySwallowsNext)),
+		},
+		{
+			Name: "write-file-lists-directory", Doc: "write_file lists the target directory to see whether the name is free, and fails when it may not read the directory",
+			Specs:   []string{"write_file"},
+			Breaks:  ids("write_file", "T-WR-01"),
+			Options: wrap(onTool("write_file", listsDirectory)),
 		},
 	}
 }
@@ -55,4 +67,29 @@ func searchLossySwallowsNext(inner execFunc, ctx context.Context, args json.RawM
 			}
 		}
 	}))
+}
+
+// listsDirectory reads the names of the validated path's directory before
+// write_file runs, as a tool that looks for the name in a listing instead
+// of creating it exclusively would: a directory it may write into but not
+// read fails the call.
+func listsDirectory(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || c.Sandbox == nil {
+		return inner(ctx, args, c)
+	}
+	canon, err := c.Sandbox.Validate(a.Path)
+	if err != nil {
+		return inner(ctx, args, c)
+	}
+	names, err := fsys.ReadDirNames(c.FS, filepath.Dir(canon))
+	switch {
+	case err == nil && slices.Contains(names, filepath.Base(canon)):
+		return "", toolerr.Failed("write_file", "already exists: %s", a.Path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", toolerr.Failed("write_file", "cannot list the directory of %s: %s", a.Path, fsys.ErrText(err))
+	}
+	return inner(ctx, args, c)
 }
