@@ -36,6 +36,27 @@ func holes3Mutants() []Mutant {
 			Breaks:  ids("write_file", "T-WR-01"),
 			Options: wrap(onTool("write_file", listsDirectory)),
 		},
+		{
+			Name: "write-file-no-own-timeout", Doc: "write_file has no timeout of its own: [tools.timeouts] file_operations_seconds is ignored and the context default (default_seconds) applies",
+			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/write-file-timeout"},
+			// CFG-TMO-01a is a SHOULD: its failure is a warning, which
+			// only a strict run fails.
+			Strict:  true,
+			Breaks:  ids("tool_executor", "CFG-TMO-01a"),
+			Options: wrap(noOwnTimeout("write_file")),
+		},
+		{
+			Name: "write-file-in-place", Doc: "write_file opens the path itself and writes into it, and leaves what it wrote when a write or fsync fails",
+			Specs:   []string{"write_file"},
+			Breaks:  ids("write_file", "WR-ATOMIC-01", "T-WR-01"),
+			Options: wrap(onTool("write_file", writeInPlace)),
+		},
+		{
+			Name: "apply-patch-in-place", Doc: "apply_patch writes each file in place (truncate and write), one by one, and stops at the first write or fsync that fails",
+			Specs:   []string{"tool_executor"},
+			Breaks:  ids("tool_executor", "FR-TOOL-PATCH-01a", "FR-TOOL-PATCH-02d", "T-PATCH-01"),
+			Options: wrap(onTool("apply_patch", patchInPlace)),
+		},
 	}
 }
 
@@ -92,4 +113,18 @@ func listsDirectory(inner execFunc, ctx context.Context, args json.RawMessage, c
 		return "", toolerr.Failed("write_file", "cannot list the directory of %s: %s", a.Path, fsys.ErrText(err))
 	}
 	return inner(ctx, args, c)
+}
+
+// untimed is a tool without a timeout of its own (no tool.Timeouter).
+type untimed struct{ tool.Tool }
+
+// noOwnTimeout hides the own timeout of the tool called name, so that the
+// call gets the context default.
+func noOwnTimeout(name string) func(tool.Tool) tool.Tool {
+	return func(t tool.Tool) tool.Tool {
+		if t.Name() != name {
+			return t
+		}
+		return untimed{t}
+	}
 }

@@ -51,6 +51,10 @@ type Mutant struct {
 	// it runs as a separate process, `forge-conform ref --mutant NAME`,
 	// through FCP/1 (the in-process target skips those cases).
 	Process bool
+	// Strict: the defect breaks only SHOULD or MAY requirements, whose
+	// failures are warnings; the mutant's run is --strict, so that they
+	// fail (give Run too, or advice checks of other cases fail as well).
+	Strict bool
 }
 
 // All returns the mutants, sorted by name.
