@@ -38,7 +38,7 @@ func holes3Mutants() []Mutant {
 		},
 		{
 			Name: "write-file-no-own-timeout", Doc: "write_file has no timeout of its own: [tools.timeouts] file_operations_seconds is ignored and the context default (default_seconds) applies",
-			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/write-file-timeout"},
+			Specs: []string{"tool_executor"}, Run: []string{"write_file/write-file-timeout"},
 			// CFG-TMO-01a is a SHOULD: its failure is a warning, which
 			// only a strict run fails.
 			Strict:  true,
