@@ -428,6 +428,7 @@ func runMutant(ctx context.Context, data suiteData, layouts *runner.Layouts, m m
 		opts.Target = t
 	}
 	opts.Jobs = 2
+	opts.Strict = m.Strict
 	opts.Layouts = layouts
 	opts.Select = seeing(data.corpus, m.Specs, m.Tools())
 	if len(m.Run) > 0 {

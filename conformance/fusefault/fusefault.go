@@ -28,6 +28,10 @@
 //	readlink     READLINK fails
 //	rename       RENAME fails when either name is the path
 //	link         LINK fails when either name is the path
+//	write        WRITE fails on the Nth file handle written at or below the
+//	             path, numbered by first WRITE (write.go)
+//	fsync        FSYNC fails on the Nth file handle synced at or below the
+//	             path, numbered by first FSYNC
 package fusefault
 
 import (
@@ -66,6 +70,8 @@ const (
 	OpReadlink  = "readlink"
 	OpRename    = "rename"
 	OpLink      = "link"
+	OpWrite     = "write"
+	OpFsync     = "fsync"
 )
 
 // Fault makes one operation on one path fail with Errno.
@@ -73,6 +79,11 @@ type Fault struct {
 	Op    string        // one of the Op constants
 	Path  string        // slash-separated, relative to the mounted directory; "." is the directory itself
 	Errno syscall.Errno // non-zero
+	// Nth (write and fsync): the Nth file handle written (synced) at or
+	// below Path fails; 0 means 1.
+	Nth int
+	// Delay (write and fsync): a failing request is answered after Delay.
+	Delay time.Duration
 }
 
 // Mount is a directory served through FUSE.
@@ -123,18 +134,27 @@ func Probe(tmp string) error {
 // Unmount it when done.
 func New(src, mnt string, faults []Fault) (*Mount, error) {
 	set := map[key]syscall.Errno{}
+	var counted []Fault
 	for _, f := range faults {
 		if f.Errno == 0 {
 			return nil, fmt.Errorf("fusefault: fault %s %q has no errno", f.Op, f.Path)
 		}
 		switch f.Op {
 		case OpLstat, OpStat, OpReaddir, OpOpen, OpOpenWrite, OpReadlink, OpRename, OpLink:
+			if f.Nth != 0 || f.Delay != 0 {
+				return nil, fmt.Errorf("fusefault: fault %s %q: only write and fsync faults take Nth and Delay", f.Op, f.Path)
+			}
+		case OpWrite, OpFsync:
 		default:
 			return nil, fmt.Errorf("fusefault: fault op %q is unknown", f.Op)
 		}
 		k := key{f.Op, path.Clean(f.Path)}
 		if _, dup := set[k]; !dup {
 			set[k] = f.Errno
+			if f.Op == OpWrite || f.Op == OpFsync {
+				f.Path = k.path
+				counted = append(counted, f)
+			}
 		}
 	}
 	var st syscall.Stat_t
@@ -142,7 +162,7 @@ func New(src, mnt string, faults []Fault) (*Mount, error) {
 		return nil, fmt.Errorf("fusefault: %w", err)
 	}
 	rootData := &fs.LoopbackRoot{Path: src, Dev: uint64(st.Dev)}
-	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: rootData}, faults: set}
+	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: rootData}, faults: set, counts: newCounts(counted)}
 	rootData.RootNode = root
 
 	zero := time.Duration(0)
@@ -242,6 +262,7 @@ type key struct{ op, path string }
 type node struct {
 	*fs.LoopbackNode
 	faults map[key]syscall.Errno
+	counts *counts // the write and fsync faults, shared by every node
 }
 
 var (
@@ -259,7 +280,7 @@ var (
 // WrapChild makes every node of the tree a fault node.
 func (n *node) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
 	if lb, ok := ops.(*fs.LoopbackNode); ok {
-		return &node{LoopbackNode: lb, faults: n.faults}
+		return &node{LoopbackNode: lb, faults: n.faults, counts: n.counts}
 	}
 	return ops
 }
@@ -326,14 +347,16 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 			return nil, 0, e
 		}
 	}
-	return n.LoopbackNode.Open(ctx, flags)
+	fh, fuseFlags, errno := n.LoopbackNode.Open(ctx, flags)
+	return n.counts.served(p, fh), fuseFlags, errno
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
 	if e := n.fault(n.child(name), OpOpen, OpOpenWrite); e != 0 {
 		return nil, nil, 0, e
 	}
-	return n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	return in, n.counts.served(n.child(name), fh), fuseFlags, errno
 }
 
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {

@@ -8,6 +8,7 @@ package fusefault
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 // Fault makes one operation on one path fail with Errno.
@@ -15,6 +16,8 @@ type Fault struct {
 	Op    string
 	Path  string
 	Errno syscall.Errno
+	Nth   int
+	Delay time.Duration
 }
 
 // Mount is a directory served through FUSE.

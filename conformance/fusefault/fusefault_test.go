@@ -12,6 +12,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/moby/sys/mountinfo"
 )
@@ -218,4 +219,61 @@ func mounted(t *testing.T, dir string) bool {
 		t.Fatal(err)
 	}
 	return len(ms) == 1 && ms[0].FSType == "fuse."+fsSubtype
+}
+
+// TestWriteAndFsyncFaults: write and fsync faults count the file handles
+// written (synced) at or below their path, whatever the files' names, and
+// fail the Nth; a delay holds the failing request back.
+func TestWriteAndFsyncFaults(t *testing.T) {
+	src, mnt := mount(t, []Fault{
+		{Op: OpWrite, Path: "d", Errno: syscall.ENOSPC, Nth: 2},
+		{Op: OpFsync, Path: ".", Errno: syscall.EIO, Nth: 2, Delay: 100 * time.Millisecond},
+	})
+	at := func(p string) string { return filepath.Join(mnt, p) }
+	open := func(p string, flag int) *os.File {
+		t.Helper()
+		f, err := os.OpenFile(at(p), flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	const create = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	tmp, inPlace, third, outside := open("d/.tmp1", create), open("d/x", os.O_WRONLY|os.O_TRUNC), open("d/t3", create), open("e/z", create)
+	check := func(what string, err, want error) {
+		t.Helper()
+		if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
+			t.Errorf("%s: got %v, want %v", what, err, want)
+		}
+	}
+	_, err := outside.WriteString("z")
+	check("write outside d", err, nil)
+	_, err = inPlace.WriteString("")
+	check("empty write", err, nil)
+	_, err = tmp.WriteString("1")
+	check("first file written under d", err, nil)
+	_, err = inPlace.WriteString("2")
+	check("second file written under d", err, syscall.ENOSPC)
+	_, err = inPlace.WriteString("2")
+	check("the second file's next write", err, syscall.ENOSPC)
+	_, err = third.WriteString("3")
+	check("third file", err, nil)
+	check("first fsync", tmp.Sync(), nil)
+	start := time.Now()
+	check("second fsync", third.Sync(), syscall.EIO)
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Errorf("the failing fsync returned after %v, before its 100ms delay", d)
+	}
+	check("third fsync", outside.Sync(), nil)
+	dir := open("d", os.O_RDONLY)
+	if err := dir.Sync(); err != nil && !errors.Is(err, syscall.ENOTSUP) && !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("a directory's fsync is not counted: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(src, "d/x")); err != nil || string(b) != "" {
+		t.Errorf("d/x on disk: %q, %v; want truncated and never written", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(src, "d/.tmp1")); err != nil || string(b) != "1" {
+		t.Errorf("d/.tmp1 on disk: %q, %v", b, err)
+	}
 }

@@ -51,7 +51,7 @@ func mountFaults(fx *fixture.Fixture, l fixture.Layout) (fixture.Layout, *fusefa
 		if errno == 0 {
 			return fixture.Layout{}, nil, fmt.Errorf("fixture %s line %d: unknown errno %q", fx.Name, f.Line, f.Errno)
 		}
-		faults = append(faults, fusefault.Fault{Op: f.Op, Path: inMount(l.Abs(f.Path)), Errno: errno})
+		faults = append(faults, fusefault.Fault{Op: f.Op, Path: inMount(l.Abs(f.Path)), Errno: errno, Nth: f.Nth, Delay: f.Delay})
 	}
 	mnt := l.Base + ".mnt"
 	if err := os.Mkdir(mnt, 0o755); err != nil {

@@ -25,11 +25,19 @@ const (
 	OpOpenWrite = "openwrite"
 	OpRename    = "rename" // Rename, when either name is the fault's path
 	OpLink      = "link"   // LinkNoReplace, when either name is the fault's path
+	// OpWrite fails the writes (Write, WriteAt, WriteString) of the Nth
+	// file written at or below the fault's path, whatever its name: the
+	// files opened there are numbered in the order of their first write
+	// (faultwrite.go).
+	OpWrite = "write"
+	// OpFsync fails the Sync of the Nth file synced at or below the
+	// fault's path, numbered in the order of their first Sync.
+	OpFsync = "fsync"
 )
 
 // FaultOps lists the operations a Fault can target.
 func FaultOps() []string {
-	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink, OpOpenWrite, OpRename, OpLink}
+	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink, OpOpenWrite, OpRename, OpLink, OpWrite, OpFsync}
 }
 
 // Fault makes one operation on one path fail with Err.
@@ -37,6 +45,13 @@ type Fault struct {
 	Op   string // one of FaultOps()
 	Path string // absolute; compared with the operation's name after filepath.Clean
 	Err  error  // typically a syscall.Errno, see ParseErrno
+	// Nth selects, for OpWrite and OpFsync, which file fails: the Nth
+	// (from 1) to be written (or synced) at or below Path; 0 means 1.
+	// Other ops take no Nth.
+	Nth int
+	// Delay, for OpWrite and OpFsync, makes each failing call wait this
+	// long before it fails: a slow disk, for timeouts. Other ops take none.
+	Delay time.Duration
 }
 
 // Validate reports what is wrong with f, if anything.
@@ -48,12 +63,16 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("fault path %q is not absolute; give the full path the tool will use", f.Path)
 	case f.Err == nil:
 		return fmt.Errorf("fault %s %q has no error; set one, e.g. from ParseErrno", f.Op, f.Path)
+	case f.Nth < 0 || f.Delay < 0:
+		return fmt.Errorf("fault %s %q: Nth %d and Delay %v must not be negative", f.Op, f.Path, f.Nth, f.Delay)
+	case (f.Nth != 0 || f.Delay != 0) && !counted(f.Op):
+		return fmt.Errorf("fault %s %q: only %s and %s faults take an Nth or a Delay", f.Op, f.Path, OpWrite, OpFsync)
 	}
 	return nil
 }
 
 // ParseErrno returns the errno named name ("EACCES", "EPERM", "ENOENT",
-// "EIO", "ELOOP" or "ENOTDIR").
+// "EIO", "ELOOP", "ENOTDIR" or "ENOSPC").
 func ParseErrno(name string) (syscall.Errno, error) {
 	switch name {
 	case "EACCES":
@@ -68,32 +87,42 @@ func ParseErrno(name string) (syscall.Errno, error) {
 		return syscall.ELOOP, nil
 	case "ENOTDIR":
 		return syscall.ENOTDIR, nil
+	case "ENOSPC":
+		return syscall.ENOSPC, nil
 	}
-	return 0, fmt.Errorf("unknown errno %q; use one of EACCES, EPERM, ENOENT, EIO, ELOOP, ENOTDIR", name)
+	return 0, fmt.Errorf("unknown errno %q; use one of EACCES, EPERM, ENOENT, EIO, ELOOP, ENOTDIR, ENOSPC", name)
 }
 
 type faultKey struct{ op, path string }
 
 // FaultFs wraps a filesystem and fails the operations its faults name with
 // a *fs.PathError carrying the fault's error; everything else is delegated.
-// Faults match the exact cleaned path only, never its descendants, and when
-// two faults name the same operation and path the first wins.
+// Faults match the exact cleaned path only, never its descendants (but
+// write and fsync faults, which count the files at or below their path),
+// and when two faults name the same operation and path the first wins.
+// The counts of write and fsync faults live as long as the FaultFs: use one
+// per case.
 type FaultFs struct {
-	base   afero.Fs
-	faults map[faultKey]error
+	base    afero.Fs
+	faults  map[faultKey]error
+	counted *counters // write and fsync faults
 }
 
 // NewFaultFs returns a FaultFs over base. Faults with an unknown Op never
 // match; check them first with Fault.Validate.
 func NewFaultFs(base afero.Fs, faults []Fault) afero.Fs {
 	m := make(map[faultKey]error, len(faults))
+	var cs []countedFault
 	for _, f := range faults {
 		k := faultKey{f.Op, filepath.Clean(f.Path)}
 		if _, dup := m[k]; !dup {
 			m[k] = f.Err
+			if counted(f.Op) {
+				cs = append(cs, countedFault{Fault: f, path: k.path})
+			}
 		}
 	}
-	return &FaultFs{base: base, faults: m}
+	return &FaultFs{base: base, faults: m, counted: newCounters(cs)}
 }
 
 var (
@@ -122,8 +151,8 @@ func (f *FaultFs) fault(op, name string) error {
 func (f *FaultFs) Name() string { return "FaultFs" }
 
 // Base returns the filesystem f wraps. Every fault of a FaultFs strikes at
-// open, stat, lstat, readlink or readdir, never while reading an opened
-// file.
+// open, stat, lstat, readlink, readdir, rename or link, or while writing or
+// syncing an opened file, never while reading one.
 func (f *FaultFs) Base() afero.Fs { return f.base }
 
 // LstatIfPossible implements afero.Lstater.
@@ -192,7 +221,7 @@ func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File,
 	if rerr := f.fault(OpReaddir, name); rerr != nil {
 		return &faultFile{File: file, err: rerr}, nil
 	}
-	return file, nil
+	return f.counted.wrap(file, name), nil
 }
 
 // Mkdir implements afero.Fs.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -405,6 +406,7 @@ func TestParseErrno(t *testing.T) {
 		{"EIO", syscall.EIO, false},
 		{"ELOOP", syscall.ELOOP, false},
 		{"ENOTDIR", syscall.ENOTDIR, false},
+		{"ENOSPC", syscall.ENOSPC, false},
 		{"eacces", 0, true},
 		{"EBUSY", 0, true},
 		{"", 0, true},
@@ -423,7 +425,12 @@ func TestFaultValidate(t *testing.T) {
 		wantErr bool
 	}{
 		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO}, false},
-		{Fault{Op: "write", Path: "/x", Err: syscall.EIO}, true},
+		{Fault{Op: "truncate", Path: "/x", Err: syscall.EIO}, true},
+		{Fault{Op: OpWrite, Path: "/x", Err: syscall.EIO, Nth: 3, Delay: time.Second}, false},
+		{Fault{Op: OpFsync, Path: "/x", Err: syscall.EIO}, false},
+		{Fault{Op: OpWrite, Path: "/x", Err: syscall.EIO, Nth: -1}, true},
+		{Fault{Op: OpRename, Path: "/x", Err: syscall.EIO, Nth: 2}, true},
+		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO, Delay: time.Second}, true},
 		{Fault{Op: OpOpenWrite, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpRename, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpLink, Path: "/x", Err: syscall.EIO}, false},
@@ -553,5 +560,66 @@ func TestJoinRel(t *testing.T) {
 		if got := JoinRel(tt.dir, tt.name); got != tt.want {
 			t.Errorf("JoinRel(%q, %q) = %q, want %q", tt.dir, tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestFaultFsCountsWrites(t *testing.T) {
+	root := buildTree(t, []node{
+		{path: "d", dir: true, mode: 0o755},
+		{path: "d/old", mode: 0o644, body: "old"},
+		{path: "e", dir: true, mode: 0o755},
+	})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	fsys := NewFaultFs(OS(), []Fault{
+		{Op: OpWrite, Path: p("d"), Err: syscall.ENOSPC, Nth: 2},
+		{Op: OpFsync, Path: root, Err: syscall.EIO, Nth: 3, Delay: 50 * time.Millisecond},
+	})
+	open := func(rel string, flag int) afero.File {
+		t.Helper()
+		f, err := fsys.OpenFile(p(rel), flag, 0o644)
+		if err != nil {
+			t.Fatalf("OpenFile(%s): %v", rel, err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	const create = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	first, second, third := open("d/t1", create), open("d/old", os.O_WRONLY|os.O_TRUNC), open("d/t3", create)
+	outside := open("e/x", create)
+	if _, err := second.WriteString(""); err != nil {
+		t.Errorf("an empty write neither counts nor fails: %v", err)
+	}
+	if _, err := outside.Write([]byte("x")); err != nil {
+		t.Errorf("a write outside the fault's dir: %v", err)
+	}
+	if _, err := first.Write([]byte("1")); err != nil {
+		t.Errorf("file 1's write: %v", err)
+	}
+	_, err := second.WriteString("2")
+	checkErr(t, err, syscall.ENOSPC)
+	_, err = second.WriteAt([]byte("2"), 0)
+	checkErr(t, err, syscall.ENOSPC) // every write of the Nth file fails
+	if _, err := third.Write([]byte("3")); err != nil {
+		t.Errorf("file 3's write: %v", err)
+	}
+	if _, err := first.Write([]byte("more")); err != nil {
+		t.Errorf("file 1's second write: %v", err)
+	}
+	// Syncs are numbered on their own: outside (1), first (2), third (3).
+	for _, f := range []afero.File{outside, first} {
+		if err := f.Sync(); err != nil {
+			t.Errorf("Sync(%s): %v", f.Name(), err)
+		}
+	}
+	start := time.Now()
+	checkErr(t, third.Sync(), syscall.EIO)
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("the failing sync returned after %v, want the 50ms delay", d)
+	}
+	if d, err := fsys.Open(root); err != nil || d.Sync() != nil {
+		t.Errorf("a directory is never counted: %v", err)
+	}
+	if got, _ := os.ReadFile(p("d/t1")); string(got) != "1more" {
+		t.Errorf("d/t1 = %q, want the unfaulted writes", got)
 	}
 }

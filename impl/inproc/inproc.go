@@ -89,6 +89,11 @@ func (t *Target) Close() {}
 type conversation struct {
 	t     *Target
 	state *session.State
+	// faulty is the filesystem with the case's faults, made at the first
+	// request that has them and kept for the case: write and fsync faults
+	// count the files written across its requests, as a FUSE mount of the
+	// case's fixture does for an external implementation.
+	faulty afero.Fs
 }
 
 // Do answers req, with faults injected into the filesystem for this
@@ -96,11 +101,14 @@ type conversation struct {
 func (c *conversation) Do(ctx context.Context, req fcp.Request, faults []fixture.Fault) (runner.Reply, error) {
 	fs := c.t.fs
 	if len(faults) > 0 {
-		ff, err := faultFs(fs, faults)
-		if err != nil {
-			return runner.Reply{}, err
+		if c.faulty == nil {
+			ff, err := faultFs(fs, faults)
+			if err != nil {
+				return runner.Reply{}, err
+			}
+			c.faulty = ff
 		}
-		fs = ff
+		fs = c.faulty
 	}
 	resp := c.t.ref.HandleIn(ctx, req, fs, c.state)
 	rep := runner.Reply{Response: resp}
@@ -121,7 +129,7 @@ func faultFs(fs afero.Fs, faults []fixture.Fault) (afero.Fs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fixture fault at line %d: %w", f.Line, err)
 		}
-		ff := fsys.Fault{Op: f.Op, Path: f.Path, Err: errno}
+		ff := fsys.Fault{Op: f.Op, Path: f.Path, Err: errno, Nth: f.Nth, Delay: f.Delay}
 		if err := ff.Validate(); err != nil {
 			return nil, fmt.Errorf("fixture fault at line %d: %w", f.Line, err)
 		}

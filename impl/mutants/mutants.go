@@ -51,6 +51,10 @@ type Mutant struct {
 	// it runs as a separate process, `forge-conform ref --mutant NAME`,
 	// through FCP/1 (the in-process target skips those cases).
 	Process bool
+	// Strict: the defect breaks only SHOULD or MAY requirements, whose
+	// failures are warnings; the mutant's run is --strict, so that they
+	// fail (give Run too, or advice checks of other cases fail as well).
+	Strict bool
 }
 
 // All returns the mutants, sorted by name.
@@ -212,6 +216,7 @@ func All() []Mutant {
 	ms = append(ms, untestableMutants()...)
 	ms = append(ms, complexityMutants()...)
 	ms = append(ms, processMutants()...)
+	ms = append(ms, holes3Mutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

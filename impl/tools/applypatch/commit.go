@@ -167,9 +167,12 @@ func writeTemp(afs afero.Fs, f *file, data []byte) (name string, err error) {
 			return "", err
 		}
 	}
+	// The returns below set name to "": remove the temp file by its own
+	// copy of the name.
+	temp := name
 	defer func() {
 		if err != nil {
-			_ = afs.Remove(name)
+			_ = afs.Remove(temp)
 		}
 	}()
 	if _, err := h.Write(data); err != nil {
