@@ -3,6 +3,7 @@ package runner
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -126,47 +127,85 @@ func errorsIsNotExist(err error) bool { return err != nil && os.IsNotExist(err) 
 const snapshotInline = 64 << 10
 
 // snapshot records every entry under base (the fixture's root and outside
-// dirs) with its type, permission bits, and content or link target.
+// dirs) with its type, permission bits, and content or link target. A
+// runner that is not root meets the fixture's own unreadable entries (a
+// directory of mode 0300, a file of mode 0000): it owns them, so it lends
+// itself the read permission for the moment of reading (readable) and puts
+// the mode back, and the snapshot shows the entry's own mode.
 func snapshot(base string) (check.Snapshot, error) {
 	snap := check.Snapshot{}
-	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		var entries []fs.DirEntry
+		err := readable(dir, 0o500, func() (err error) {
+			entries, err = os.ReadDir(dir)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(base, p)
-		if rel == "." {
-			return nil
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		n := check.Node{Mode: fmt.Sprintf("%04o", info.Mode().Perm())}
-		switch m := info.Mode(); {
-		case m.IsRegular():
-			n.Type = "file"
-			b, err := os.ReadFile(p)
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			rel, _ := filepath.Rel(base, p)
+			info, err := os.Lstat(p)
 			if err != nil {
 				return err
 			}
-			n.Content = string(b)
-			if len(b) > snapshotInline {
-				// Large files are compared by digest: a diff of megabytes
-				// helps nobody, and the snapshot stays small.
-				n.Content = fmt.Sprintf("<%d bytes, sha256 %x>", len(b), sha256.Sum256(b))
+			n := check.Node{Mode: fmt.Sprintf("%04o", info.Mode().Perm())}
+			switch m := info.Mode(); {
+			case m.IsRegular():
+				n.Type = "file"
+				var b []byte
+				if err := readable(p, 0o400, func() (err error) {
+					b, err = os.ReadFile(p)
+					return err
+				}); err != nil {
+					return err
+				}
+				n.Content = string(b)
+				if len(b) > snapshotInline {
+					// Large files are compared by digest: a diff of megabytes
+					// helps nobody, and the snapshot stays small.
+					n.Content = fmt.Sprintf("<%d bytes, sha256 %x>", len(b), sha256.Sum256(b))
+				}
+			case m.IsDir():
+				n.Type = "dir"
+			case m&fs.ModeSymlink != 0:
+				n.Type = "symlink"
+				if n.Target, err = os.Readlink(p); err != nil {
+					return err
+				}
+			default:
+				n.Type = "other"
 			}
-		case m.IsDir():
-			n.Type = "dir"
-		case m&fs.ModeSymlink != 0:
-			n.Type = "symlink"
-			if n.Target, err = os.Readlink(p); err != nil {
-				return err
+			snap[filepath.ToSlash(rel)] = n
+			if n.Type == "dir" {
+				if err := walk(p); err != nil {
+					return err
+				}
 			}
-		default:
-			n.Type = "other"
 		}
-		snap[filepath.ToSlash(rel)] = n
 		return nil
-	})
-	return snap, err
+	}
+	return snap, walk(base)
+}
+
+// readable runs read on p; when that is denied and the runner owns p, it
+// adds the permission bits need (0o400 for a file, 0o500 for a directory)
+// for one more try, then restores p's mode.
+func readable(p string, need fs.FileMode, read func() error) error {
+	err := read()
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	info, serr := os.Lstat(p)
+	if serr != nil || ownerOf(info) != os.Geteuid() {
+		return err
+	}
+	mode := info.Mode().Perm()
+	if cerr := os.Chmod(p, mode|need); cerr != nil {
+		return err
+	}
+	defer os.Chmod(p, mode)
+	return read()
 }
