@@ -82,7 +82,12 @@ func ownV1MemoryCgroup() (string, error) {
 	if len(ms) == 0 {
 		return "", errors.New("the cgroup v2 memory controller is not enabled for the runner's cgroup (cgroup.subtree_control) and no cgroup v1 memory controller is mounted")
 	}
-	b, err := os.ReadFile("/proc/self/cgroup")
+	// The calling thread's own cgroup, not the process's: /proc/self
+	// shows the main thread's, which may be a starting thread that has
+	// joined an implementation's memory cgroup for a moment (enter).
+	// Only a locked thread enters one, and it leaves before it unlocks,
+	// so an unlocked goroutine's thread is always at home.
+	b, err := os.ReadFile("/proc/thread-self/cgroup")
 	if err != nil {
 		return "", err
 	}
@@ -337,7 +342,9 @@ func killV1(dir string) {
 		return
 	}
 	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil {
+		// cgroup.procs lists a process any of whose threads is in the
+		// cgroup: the runner itself while its starting thread is there.
+		if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
 			_ = unix.Kill(pid, unix.SIGKILL)
 		}
 	}

@@ -3,6 +3,7 @@ package fcpclient
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,5 +93,62 @@ func TestMemoryObserved(t *testing.T) {
 	peak := w.Stop()
 	if g := peak.Growth(); g < 60<<20 || g > 200<<20 {
 		t.Errorf("growth %d bytes after allocating 64 MiB (%+v)", g, peak)
+	}
+}
+
+// TestObservedStartsConcurrently: sessions started and closed at once from
+// many goroutines leave every runner thread in the runner's own memory
+// cgroup (a starting thread joins an implementation's cgroup only for the
+// moment of the start), and closing one never signals the runner: a v1
+// cgroup's procs list the runner while one of its threads is inside.
+func TestObservedStartsConcurrently(t *testing.T) {
+	home, err := ownV1MemoryCgroup()
+	if err != nil {
+		t.Skipf("no cgroup v1 memory hierarchy to join: %v", err)
+	}
+	done := make(chan error)
+	const n = 8
+	for range n {
+		go func() {
+			for range 3 {
+				s, err := Start(ctxTimeout(t, 20*time.Second), opts("echo-good"))
+				if err != nil {
+					done <- err
+					return
+				}
+				if _, err := s.Hello(ctxTimeout(t, 20*time.Second)); err != nil {
+					s.Close()
+					done <- err
+					return
+				}
+				if err := s.Close(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range n {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	tasks, err := os.ReadFile(home + "/tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	threads, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]bool{}
+	for _, tid := range strings.Fields(string(tasks)) {
+		in[tid] = true
+	}
+	for _, th := range threads {
+		if !in[th.Name()] {
+			t.Errorf("runner thread %s is not in the runner's memory cgroup %s after the sessions ended", th.Name(), home)
+		}
 	}
 }
