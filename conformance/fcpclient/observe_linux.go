@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -364,10 +366,28 @@ func sweepV1() []string {
 			continue
 		}
 		dir := filepath.Join(home, e.Name())
-		killV1(dir)
-		if removeCgroup(dir) == nil {
+		if removeV1Tree(dir) == nil {
 			done = append(done, "memory cgroup "+dir)
 		}
 	}
 	return done
+}
+
+// removeV1Tree kills the processes of a v1 cgroup and of the cgroups below
+// it and removes them, the deepest first (a cgroup with children cannot be
+// removed; runners before 2026-11-27 could nest theirs).
+func removeV1Tree(dir string) error {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	var err error
+	for _, d := range slices.Backward(dirs) {
+		killV1(d)
+		err = removeCgroup(d)
+	}
+	return err
 }

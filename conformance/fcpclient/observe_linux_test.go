@@ -3,6 +3,8 @@ package fcpclient
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +152,28 @@ func TestObservedStartsConcurrently(t *testing.T) {
 		if !in[th.Name()] {
 			t.Errorf("runner thread %s is not in the runner's memory cgroup %s after the sessions ended", th.Name(), home)
 		}
+	}
+}
+
+// TestSweepV1Nested: a dead runner's v1 memory cgroup goes with the
+// cgroups nested in it (a cgroup with children cannot be removed alone).
+func TestSweepV1Nested(t *testing.T) {
+	home, err := ownV1MemoryCgroup()
+	if err != nil {
+		t.Skipf("no cgroup v1 memory hierarchy: %v", err)
+	}
+	dead := deadOwner(t)
+	stale := filepath.Join(home, "forge-conform-impl@"+dead.String()+"-0123")
+	inner := filepath.Join(stale, "forge-conform-impl@"+dead.String()+"-4567")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Skipf("cannot create a v1 memory cgroup under %s: %v", home, err)
+	}
+	t.Cleanup(func() { _ = os.Remove(inner); _ = os.Remove(stale) })
+	swept := sweepV1()
+	if !slices.Contains(swept, "memory cgroup "+stale) {
+		t.Errorf("sweepV1 removed %q; want memory cgroup %s among them", swept, stale)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale cgroup is still there: %v", err)
 	}
 }
