@@ -209,6 +209,7 @@ func All() []Mutant {
 	ms = append(ms, boundaryMutants()...)
 	ms = append(ms, sandboxMutants()...)
 	ms = append(ms, holeMutants()...)
+	ms = append(ms, mutationMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

@@ -9,6 +9,7 @@
 //
 //	go run ./scripts/mutate [-seed N] [-n N] [-pkg REGEXP] [-j N] [-budget D]
 //	                        [-timeout D] [-verdicts FILE] [-json FILE] [-min P] [-run GLOB] [-list] [-v]
+//	go run ./scripts/mutate -key KEY [-key KEY...]   (those mutants only: is a survivor killed now?)
 //
 // A mutant is killed when a run fails a case (exit 1), stops because the
 // implementation cannot answer, crashes, or passes its time limit; it
@@ -108,6 +109,7 @@ type options struct {
 	verbose  bool
 	keep     bool
 	run      multi
+	keys     multi
 }
 
 // multi is a repeatable string flag.
@@ -142,6 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.min, "min", 95, "lowest score (percent) a package may have")
 	fs.BoolVar(&o.list, "list", false, "list the sampled mutants (with -n 0: every site) and stop")
 	fs.BoolVar(&o.verbose, "v", false, "a line per mutant")
+	fs.Var(&o.keys, "key", "run this mutant (a key as the report prints it; repeatable) instead of a sample")
 	fs.Var(&o.run, "run", "only the cases matching this forge-conform --run glob (repeatable): a quicker, weaker test")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated files and overlays; binaries are removed) and say where")
 	if err := fs.Parse(args); err != nil {
@@ -239,7 +242,17 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// type checker accepts; then interleaved across packages so a budget
 	// cut still reaches every package.
 	var perPkg [][]*mutant
+	if len(o.keys) > 0 {
+		ms, err := byKey(pkgs, o.keys)
+		if err != nil {
+			return err
+		}
+		perPkg = append(perPkg, ms)
+	}
 	for _, p := range pkgs {
+		if len(o.keys) > 0 {
+			break
+		}
 		n := o.n
 		if n == 0 {
 			n = len(p.Sites)
@@ -383,6 +396,27 @@ func detailSuffix(r result) string {
 		return ""
 	}
 	return ": " + r.detail
+}
+
+// byKey returns the mutants named by keys, or an error naming a key no
+// loaded package has.
+func byKey(pkgs []*mutation.Package, keys []string) ([]*mutant, error) {
+	var out []*mutant
+	for _, k := range keys {
+		found := false
+		for _, p := range pkgs {
+			for _, s := range p.Sites {
+				if s.Key() == k {
+					out = append(out, &mutant{pkg: p, site: s})
+					found = true
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("-key %q: no such mutant in %d packages (check -pkg; -list -n 0 lists every key)", k, len(pkgs))
+		}
+	}
+	return out, nil
 }
 
 // staleVerdicts are the verdicts of loaded packages that name no site.

@@ -1,0 +1,29 @@
+package mutants
+
+import "github.com/forge-conform/forge-conform/impl/executor"
+
+// mutationMutants are the holes `make mutate` (scripts/mutate) found: a
+// mutant of the reference's source that survived the corpus although it
+// changes what the SRD requires. Each has a case now; the defect here is
+// the same one, written as a part of the reference, so the suite's
+// self-test keeps the case honest.
+func mutationMutants() []Mutant {
+	return []Mutant{
+		{
+			Name: "whole-marker-under-limit", Doc: "the executor returns the whole truncation marker when the limit is below the marker's length (FR-OUT-04a: the marker's first effective_max bytes)",
+			Specs: []string{"tool_executor"}, Run: turnRun,
+			Breaks:  ids("tool_executor", "FR-OUT-04a"),
+			Options: engine(executor.Options{Truncate: wholeMarkerUnderLimit}),
+		},
+	}
+}
+
+// wholeMarkerUnderLimit truncates as FR-OUT-04a asks but for a limit not
+// above the marker's length, where it returns the whole marker.
+func wholeMarkerUnderLimit(res executor.Result, max int64) string {
+	const marker = "\n\n... [output truncated]"
+	if int64(len(res.Content)) > max && max <= int64(len(marker)) {
+		return marker
+	}
+	return executor.TruncateAll(res, max)
+}
