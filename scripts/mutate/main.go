@@ -348,7 +348,11 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				id := next
 				next++
 				mu.Unlock()
-				m.res = h.mutant(ctx, id, m.pkg, m.site, limit)
+				res := h.mutant(ctx, id, m.pkg, m.site, limit)
+				if ctx.Err() != nil {
+					return // a stop cut it short: not run
+				}
+				m.res = res
 				mu.Lock()
 				done++
 				if o.verbose {
@@ -362,9 +366,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}()
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
+	// A stop (ctrl+c) still reports the mutants that ran.
 	rep := buildReport(o, pkgs, all, verdicts, stale, time.Since(start))
 	writeText(stdout, rep, o)
 	if o.jsonOut != "" {
@@ -375,6 +377,9 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err := os.WriteFile(o.jsonOut, append(raw, '\n'), 0o644); err != nil {
 			return fmt.Errorf("-json: %w", err)
 		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if rep.HarnessErrors > 0 {
 		return fmt.Errorf("%d mutants met a harness error (listed above): the scores leave them out", rep.HarnessErrors)

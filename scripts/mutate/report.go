@@ -173,7 +173,7 @@ func writeText(w io.Writer, rep Report, o options) {
 	section("harness errors (not counted)", func(m MutantReport) bool { return m.Outcome == Harness }, func(m MutantReport) string {
 		return m.Diff + ": " + m.Detail
 	})
-	section("not run (the -budget ran out)", func(m MutantReport) bool { return m.Outcome == NotRun }, func(m MutantReport) string {
+	section("not run (the -budget ran out, or the run was stopped)", func(m MutantReport) bool { return m.Outcome == NotRun }, func(m MutantReport) string {
 		return m.Diff
 	})
 	for _, m := range rep.Mutants {
