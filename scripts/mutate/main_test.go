@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/forge-conform/forge-conform/internal/mutation"
 )
 
 // TestEndToEnd mutates one site of a small package through the real build
@@ -106,5 +108,36 @@ func TestListStale(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "verdicts.txt:1: stale verdict") {
 		t.Errorf("stale verdict not reported: %q", stderr.String())
+	}
+}
+
+// TestVerdictsFile: scripts/mutate/verdicts.txt parses (every line has a
+// class and a reason) and names only mutants that exist.
+func TestVerdictsFile(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: the packages are loaded with go list")
+	}
+	raw, err := os.ReadFile("verdicts.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts, err := mutation.ParseVerdicts("verdicts.txt", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, p := range Packages {
+		patterns = append(patterns, "./"+p)
+	}
+	pkgs, err := mutation.Load(root, patterns, SkipFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range staleVerdicts(pkgs, verdicts) {
+		t.Errorf("verdicts.txt:%d: no such mutant (the code changed: judge the new mutant or remove the line): %s", v.Line, v.Key)
 	}
 }
