@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -44,38 +45,38 @@ type harness struct {
 	stages []stage
 	// runGlobs narrow the corpus (-run).
 	runGlobs []string
-	// pkgs are the packages mutated (directories, impl/...).
-	pkgs map[string]bool
 }
 
 // stage is one forge-conform run against the reference in bin.
 type stage struct {
 	name string
 	args func(bin string) []string
-	// run, when not nil, selects the cases the stage runs: those no
-	// earlier stage runs (baseline finds them). A mutant of a package in
-	// full runs every case.
-	run  []string
-	full map[string]bool
+	// narrow: the stage runs only the cases no earlier stage runs
+	// (baseline finds them, into run); otherwise the whole corpus.
+	narrow bool
+	run    []string
 }
 
-// allStages are the runs, in order; baseline narrows the later ones.
+// allStages are the runs, in order. The whole corpus runs twice: in-process
+// (quick) and through FCP/1 as any implementation runs, because the
+// reference takes other paths on the real filesystem than under the
+// in-process permission emulation (impl/fsys's getdents listing, the
+// tools' fast paths), and only a process reaches the protocol server and
+// the durability cases.
 func allStages() []stage {
 	return []stage{
 		{name: "in-process", args: func(string) []string { return []string{"--golden-strict=false"} }},
-		{name: "fcp", args: func(bin string) []string { return []string{"--binary", bin + " ref", "--golden-strict=false"} },
-			// The in-process runs never reach the protocol server.
-			full: map[string]bool{"impl/fcpserver": true}},
-		{name: "policy lp1_missing_file=refuse", args: func(string) []string {
+		{name: "fcp", args: func(bin string) []string { return []string{"--binary", bin + " ref", "--golden-strict=false"} }},
+		{name: "policy lp1_missing_file=refuse", narrow: true, args: func(string) []string {
 			return []string{"--golden-strict=false", "--policy", "lp1_missing_file=refuse"}
 		}},
 	}
 }
 
 // baseline builds the unmutated forge-conform and runs every stage: each
-// must pass, or no mutant's result would mean anything. A later stage is
-// narrowed to the cases the stages before it skipped and it runs. It
-// returns the time the (narrowed) stages take.
+// must pass, or no mutant's result would mean anything. A narrow stage
+// keeps the cases the stages before it skipped and it runs (none: the
+// stage is dropped). It returns the time the stages take.
 func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 	dir := filepath.Join(h.work, "base")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -85,62 +86,44 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 	if out, err := h.build(ctx, bin, ""); err != nil {
 		return 0, fmt.Errorf("building forge-conform: %v\n%s", err, out)
 	}
-	var skipped []string // cases no stage so far has run
+	skipped := map[string]bool{} // cases no stage so far has run
 	for i, st := range allStages() {
-		for p := range st.full {
-			if !h.pkgs[p] {
-				delete(st.full, p)
+		if st.narrow {
+			st.run = []string{}
+			for n := range skipped {
+				st.run = append(st.run, n)
 			}
-		}
-		if i > 0 {
-			if len(skipped) == 0 && len(st.full) == 0 {
+			sort.Strings(st.run)
+			if len(st.run) == 0 {
 				continue
 			}
-			st.run = append([]string{}, skipped...)
 		}
-		// A stage with packages that run it whole is checked whole.
-		pkg := ""
-		for p := range st.full {
-			pkg = p
-		}
-		r := h.runStage(ctx, dir, bin, st, pkg, 30*time.Minute)
+		r := h.runStage(ctx, dir, bin, st, 30*time.Minute)
 		if r.outcome != Survived {
 			return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first (go run ./cmd/forge-conform %s)",
 				st.name, r.outcome, r.detail, strings.Join(st.args("./forge-conform"), " "))
 		}
-		ran := map[string]bool{}
+		mine := []string{}
 		for _, c := range r.cases {
-			if c.Status != "skipped" {
-				ran[c.Name] = true
+			switch {
+			case c.Status == "skipped" && i == 0:
+				skipped[c.Name] = true
+			case c.Status != "skipped" && skipped[c.Name]:
+				delete(skipped, c.Name)
+				mine = append(mine, c.Name)
 			}
 		}
-		var still []string
-		if i == 0 {
-			for _, c := range r.cases {
-				if !ran[c.Name] {
-					still = append(still, c.Name)
-				}
-			}
-		} else {
-			mine := []string{}
-			for _, n := range skipped {
-				if ran[n] {
-					mine = append(mine, n)
-				} else {
-					still = append(still, n)
-				}
-			}
-			if len(mine) == 0 && len(st.full) == 0 {
+		if st.narrow {
+			if len(mine) == 0 {
 				continue
 			}
 			st.run = mine
 		}
-		skipped = still
 		h.stages = append(h.stages, st)
 	}
 	start := time.Now()
 	for _, st := range h.stages {
-		if r := h.runStage(ctx, dir, bin, st, "", 30*time.Minute); r.outcome != Survived {
+		if r := h.runStage(ctx, dir, bin, st, 30*time.Minute); r.outcome != Survived {
 			return 0, fmt.Errorf("the unmutated reference does not pass the %s run twice (%s: %s): is a case flaky?", st.name, r.outcome, r.detail)
 		}
 	}
@@ -195,7 +178,7 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 	}
 	deadline := time.Now().Add(limit)
 	for _, st := range h.stages {
-		r := h.runStage(ctx, dir, bin, st, p.Rel, time.Until(deadline))
+		r := h.runStage(ctx, dir, bin, st, time.Until(deadline))
 		if r.outcome != Survived {
 			return r
 		}
@@ -206,16 +189,13 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 // runStage runs forge-conform (bin) once, in its own process group, which
 // a timeout or a stop ends: SIGTERM first, so that forge-conform removes
 // its processes and temp dirs as on ctrl+c, then SIGKILL to the group.
-func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, pkg string, limit time.Duration) result {
+func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit time.Duration) result {
 	rep := filepath.Join(dir, "report.json")
 	defer os.Remove(rep)
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	args := append(st.args(bin), "--report-json", rep)
-	if st.run != nil && !st.full[pkg] {
-		if len(st.run) == 0 {
-			return result{outcome: Survived}
-		}
+	if st.narrow {
 		for _, name := range st.run {
 			args = append(args, "--run", globQuote(name))
 		}
