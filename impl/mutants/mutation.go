@@ -15,7 +15,22 @@ func mutationMutants() []Mutant {
 			Breaks:  ids("tool_executor", "FR-OUT-04a"),
 			Options: engine(executor.Options{Truncate: wholeMarkerUnderLimit}),
 		},
+		{
+			Name: "engine-errors-untruncated", Doc: "the executor leaves its own pre-resolved errors (max iterations reached, denied by user) untruncated (FR-OUT-04's scope takes in pre-resolved errors)",
+			Specs: []string{"tool_executor"}, Run: turnRun,
+			Breaks:  ids("tool_executor", "FR-OUT-04"),
+			Options: engine(executor.Options{Truncate: engineErrorsUntruncated}),
+		},
 	}
+}
+
+// engineErrorsUntruncated truncates every result but the errors the
+// engine writes itself (an error result without a tool error).
+func engineErrorsUntruncated(res executor.Result, max int64) string {
+	if res.IsError && res.Err == nil {
+		return res.Content
+	}
+	return executor.TruncateAll(res, max)
 }
 
 // wholeMarkerUnderLimit truncates as FR-OUT-04a asks but for a limit not
