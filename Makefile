@@ -7,7 +7,7 @@ BINARY ?=
 SEEDS_DIR ?= $(FORGE_CONFORM_SRD_DIR)
 SEEDS = LIST_DIRECTORY_SRD.md CODEX_LIST_DIR.md TOOL_EXECUTOR_SRD.md WRITE_FILE_SRD.md LP1.md SEARCH_FILES_SRD.md
 
-.PHONY: help test conform golden fixtures spec-check lint bench forge-ref clean
+.PHONY: help test conform golden fixtures spec-check lint bench mutate forge-ref clean
 
 help:
 	@echo "make test        go test ./... (the Ginkgo suite, testscript CLI tests, unit tests)"
@@ -17,6 +17,7 @@ help:
 	@echo "make spec-check  diff the catalogs against the SRDs in SEEDS_DIR (default: \$$FORGE_CONFORM_SRD_DIR)"
 	@echo "make lint        gofmt + go vet"
 	@echo "make bench       benchmarks (corpus through the protocol, tools, sandbox, fixtures)"
+	@echo "make mutate      mutation testing of impl/ against the corpus (~15 min; SEED=N, MUTATE_ARGS='-pkg impl/journal -v')"
 	@echo "make forge-ref   build ./forge-ref, the reference alone over FCP/1 (static: CGO_ENABLED=0)"
 
 test:
@@ -50,6 +51,11 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./conformance/runner/
 	$(GO) test -run '^$$' -bench . ./impl/... ./scripts/... ./spec/...
+
+SEED ?= 1
+MUTATE_ARGS ?=
+mutate:
+	$(GO) run ./scripts/mutate -seed $(SEED) $(MUTATE_ARGS)
 
 forge-ref:
 	CGO_ENABLED=0 $(GO) build -o forge-ref ./cmd/forge-ref

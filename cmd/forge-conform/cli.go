@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,10 +142,27 @@ run flags:
   --reading I-XX-NN=NAME  a reading the SRD allows, taken by the built-in reference (repeatable)
   --golden-strict       golden differences fail for --binary too (default: only where the SRD fixes
                         the bytes, or when hello names the reference; elsewhere they are notes)
+  --golden-strict=false judge the reference (built-in, or a binary whose hello names it) like any other
+                        implementation: goldens fail only where the SRD fixes the bytes (a modified reference)
   -v                    list every ID and case
 exit status: 0 all passed, 1 failures, 2 usage or harness error
              or an implementation that cannot answer (hello and the first cases error alike: the run stops)
 `
+
+// setBool is a boolean flag that remembers whether it was given, so that
+// an explicit --flag=false can mean more than the default.
+type setBool struct{ val, set bool }
+
+func (b *setBool) String() string   { return strconv.FormatBool(b.val) }
+func (b *setBool) IsBoolFlag() bool { return true }
+func (b *setBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.val, b.set = v, true
+	return nil
+}
 
 // multi is a repeatable string flag.
 type multi []string
@@ -159,7 +177,8 @@ type runFlags struct {
 	run, skip, policies, readings                                    multi
 	jobs                                                             int
 	timeout                                                          time.Duration
-	verbose, strict, goldenStrict                                    bool
+	verbose, strict                                                  bool
+	goldenStrict                                                     setBool
 	// progress, when set, is told how the run goes (a terminal's line).
 	progress func(runner.Progress)
 	// warn, when set, is told what the run leaves out and why (one line,
@@ -195,7 +214,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strict, "strict", false, "warnings fail their case")
 	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
 	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
-	fs.BoolVar(&f.goldenStrict, "golden-strict", false, "golden differences always fail")
+	fs.Var(&f.goldenStrict, "golden-strict", "golden differences always fail (=false: judge the reference like any other implementation)")
 	fs.StringVar(&f.srdDir, "srd-dir", "", "directory of the SRDs: failures quote their sentences (default $FORGE_CONFORM_SRD_DIR)")
 	f.data.register(fs)
 }
@@ -262,7 +281,10 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		}
 		o.Target = t
 	}
-	o.Strict, o.GoldenStrict = f.strict, f.goldenStrict
+	o.Strict, o.GoldenStrict = f.strict, f.goldenStrict.val
+	// --golden-strict=false, said explicitly, judges the reference as any
+	// other implementation would be judged.
+	o.GoldenAsOther = f.goldenStrict.set && !f.goldenStrict.val
 	sel := &runner.Selector{Run: f.run, Skip: f.skip}
 	if err := sel.Validate(); err != nil {
 		return o, usageError{err.Error()}

@@ -103,6 +103,13 @@ type Options struct {
 	// the in-process reference and for a binary whose hello names the
 	// reference (fcp.ReferenceName): the reference must match its goldens.
 	GoldenStrict bool
+	// GoldenAsOther judges the reference as any other implementation:
+	// the automatic GoldenStrict for the in-process reference and for a
+	// binary whose hello names the reference is off, so a golden
+	// difference fails only where the SRD fixes the bytes. It checks a
+	// modified reference (a mutant, a fork) against the SRD rather than
+	// against its own earlier bytes. GoldenStrict wins when both are set.
+	GoldenAsOther bool
 	// Config is deep-merged over every case's config object (objects merge
 	// key by key, anything else replaces): run the corpus under another
 	// configuration, e.g. {"tools":{"search_files":{"backend":"rg"}}}.
@@ -386,7 +393,7 @@ func (r *Runner) sayHello(ctx context.Context) error {
 		return nil
 	}
 	r.hello = resp
-	if r.caps.GoldenStrict || (resp.Implementation != nil && resp.Implementation.Name == fcp.ReferenceName) {
+	if !r.opts.GoldenAsOther && (r.caps.GoldenStrict || (resp.Implementation != nil && resp.Implementation.Name == fcp.ReferenceName)) {
 		r.opts.GoldenStrict = true
 	}
 	r.tools, r.ops = map[string]bool{}, map[string]bool{fcp.OpHello: true, fcp.OpCall: true}

@@ -217,6 +217,7 @@ func All() []Mutant {
 	ms = append(ms, complexityMutants()...)
 	ms = append(ms, processMutants()...)
 	ms = append(ms, holes3Mutants()...)
+	ms = append(ms, mutationMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

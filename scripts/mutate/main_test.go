@@ -1,0 +1,143 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/forge-conform/forge-conform/internal/mutation"
+)
+
+// TestEndToEnd mutates one site of a small package through the real build
+// and corpus path, narrowed to a few cases (-run) so that it costs seconds:
+// the mutant is killed or survives (not a harness error), the report says
+// so, and the work directory is gone afterwards.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds forge-conform twice")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: the mutants are built with go build")
+	}
+	dir := t.TempDir()
+	verdicts := filepath.Join(dir, "verdicts.txt")
+	if err := os.WriteFile(verdicts, []byte("# none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "forge-mutate-*"))
+	out := filepath.Join(dir, "report.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
+		"-run", "tool_executor/turn-output-truncate*", "-verdicts", verdicts, "-json", out, "-v"}, &stdout, &stderr)
+	if code != exitOK && code != exitLow {
+		t.Fatalf("exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Mutants) != 1 || len(rep.Packages) != 1 || rep.Packages[0].Path != "impl/executor/truncate" {
+		t.Fatalf("report: %s", raw)
+	}
+	m := rep.Mutants[0]
+	if m.Outcome != Killed && m.Outcome != Survived {
+		t.Errorf("mutant %s: %s (%s), want killed or survived", m.Key, m.Outcome, m.Detail)
+	}
+	if (code == exitLow) != (m.Outcome == Survived) {
+		t.Errorf("exit %d with the only mutant %s", code, m.Outcome)
+	}
+	if !strings.Contains(stdout.String(), "impl/executor/truncate") {
+		t.Errorf("the text report names no package:\n%s", stdout.String())
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "forge-mutate-*"))
+	for _, d := range after {
+		if !slices.Contains(before, d) {
+			t.Errorf("work directory left behind: %s", d)
+		}
+	}
+}
+
+// TestVerdictWithoutReason: a verdicts line without a reason stops the run
+// before anything is built (exit 2, naming the line).
+func TestVerdictWithoutReason(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: mutate runs go list")
+	}
+	verdicts := filepath.Join(t.TempDir(), "verdicts.txt")
+	line := `impl/executor/truncate/truncate.go: Output: cond-boundary "<=" -> "<" #1  equivalent` + "\n"
+	if err := os.WriteFile(verdicts, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-verdicts", verdicts, "-list"}, &stdout, &stderr)
+	if code != exitHarness || !strings.Contains(stderr.String(), "verdicts.txt:1: ") || !strings.Contains(stderr.String(), "has no reason") {
+		t.Errorf("exit %d, stderr %q: want 2 and the line without a reason", code, stderr.String())
+	}
+}
+
+// TestListStale: -list prints the sampled keys with their diffs and
+// reports a verdict naming no site.
+func TestListStale(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: mutate runs go list")
+	}
+	verdicts := filepath.Join(t.TempDir(), "verdicts.txt")
+	line := `impl/executor/truncate/truncate.go: Gone: cond-boundary "<=" -> "<" #1  equivalent  it was` + "\n"
+	if err := os.WriteFile(verdicts, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-n", "3", "-verdicts", verdicts, "-list"}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "impl/executor/truncate/truncate.go: Output: "); n != 3 {
+		t.Errorf("listed %d mutants, want 3:\n%s", n, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "verdicts.txt:1: stale verdict") {
+		t.Errorf("stale verdict not reported: %q", stderr.String())
+	}
+}
+
+// TestVerdictsFile: scripts/mutate/verdicts.txt parses (every line has a
+// class and a reason) and names only mutants that exist.
+func TestVerdictsFile(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: the packages are loaded with go list")
+	}
+	raw, err := os.ReadFile("verdicts.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts, err := mutation.ParseVerdicts("verdicts.txt", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, p := range Packages {
+		patterns = append(patterns, "./"+p)
+	}
+	pkgs, err := mutation.Load(root, patterns, SkipFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range staleVerdicts(pkgs, verdicts) {
+		t.Errorf("verdicts.txt:%d: no such mutant (the code changed: judge the new mutant or remove the line): %s", v.Line, v.Key)
+	}
+}

@@ -1,0 +1,188 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/forge-conform/forge-conform/internal/mutation"
+)
+
+// Report is the outcome of a run (-json writes it).
+type Report struct {
+	Seed          int64           `json:"seed"`
+	N             int             `json:"n"`
+	Elapsed       string          `json:"elapsed"`
+	Packages      []PackageReport `json:"packages"`
+	Mutants       []MutantReport  `json:"mutants"`
+	Stale         []StaleVerdict  `json:"stale_verdicts,omitempty"`
+	HarnessErrors int             `json:"harness_errors"`
+}
+
+// PackageReport counts one package's mutants. Score is killed / (run -
+// explained) in percent, absent when nothing counts.
+type PackageReport struct {
+	Path      string   `json:"path"`
+	Sites     int      `json:"sites"`
+	Sampled   int      `json:"sampled"`
+	Run       int      `json:"run"`
+	Killed    int      `json:"killed"`
+	Survived  int      `json:"survived"`
+	Explained int      `json:"explained"`
+	NotBuilt  int      `json:"not_built"`
+	Harness   int      `json:"harness_errors"`
+	NotRun    int      `json:"not_run"`
+	Score     *float64 `json:"score,omitempty"`
+}
+
+// MutantReport is one sampled mutant.
+type MutantReport struct {
+	Key     string  `json:"key"`
+	Package string  `json:"package"`
+	File    string  `json:"file"`
+	Line    int     `json:"line"`
+	Diff    string  `json:"diff"`
+	Outcome string  `json:"outcome"`
+	Detail  string  `json:"detail,omitempty"`
+	Verdict string  `json:"verdict,omitempty"`
+	Reason  string  `json:"reason,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// StaleVerdict is a verdicts-file line that names no site any more.
+type StaleVerdict struct {
+	Line int    `json:"line"`
+	Key  string `json:"key"`
+}
+
+func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts map[string]mutation.Verdict, stale []mutation.Verdict, took time.Duration) Report {
+	rep := Report{Seed: o.seed, N: o.n, Elapsed: took.Round(time.Second).String()}
+	byPkg := map[string]*PackageReport{}
+	for _, p := range pkgs {
+		rep.Packages = append(rep.Packages, PackageReport{Path: p.Rel, Sites: len(p.Sites)})
+	}
+	for i := range rep.Packages {
+		byPkg[rep.Packages[i].Path] = &rep.Packages[i]
+	}
+	for _, m := range all {
+		pr := byPkg[m.pkg.Rel]
+		pr.Sampled++
+		out := m.res.outcome
+		if out == "" {
+			out = NotRun
+		}
+		mr := MutantReport{Key: m.site.Key(), Package: m.pkg.Rel, File: m.site.File, Line: m.site.Line, Diff: m.site.Diff(),
+			Outcome: out, Detail: m.res.detail, Seconds: m.res.took.Round(100 * time.Millisecond).Seconds()}
+		switch out {
+		case Killed:
+			pr.Run++
+			pr.Killed++
+			if v, ok := verdicts[mr.Key]; ok {
+				mr.Verdict, mr.Reason = v.Class, v.Reason
+			}
+		case Survived:
+			pr.Run++
+			pr.Survived++
+			if v, ok := verdicts[mr.Key]; ok {
+				pr.Explained++
+				mr.Verdict, mr.Reason = v.Class, v.Reason
+			}
+		case NotBuilt:
+			pr.NotBuilt++
+		case Harness:
+			pr.Harness++
+			rep.HarnessErrors++
+		case NotRun:
+			pr.NotRun++
+		}
+		rep.Mutants = append(rep.Mutants, mr)
+	}
+	for i := range rep.Packages {
+		p := &rep.Packages[i]
+		if d := p.Run - p.Explained; d > 0 {
+			s := 100 * float64(p.Killed) / float64(d)
+			p.Score = &s
+		}
+	}
+	for _, v := range stale {
+		rep.Stale = append(rep.Stale, StaleVerdict{Line: v.Line, Key: v.Key})
+	}
+	sort.SliceStable(rep.Mutants, func(i, j int) bool { return rep.Mutants[i].Key < rep.Mutants[j].Key })
+	return rep
+}
+
+func writeText(w io.Writer, rep Report, o options) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "package\tsites\tsampled\trun\tkilled\tsurvived\texplained\tnot built\tharness\tnot run\tscore\t")
+	var tot PackageReport
+	for _, p := range rep.Packages {
+		score := "-"
+		if p.Score != nil {
+			score = fmt.Sprintf("%.1f%%", *p.Score)
+			if *p.Score < o.min {
+				score += " LOW"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", p.Path, p.Sites, p.Sampled, p.Run, p.Killed,
+			p.Survived, p.Explained, p.NotBuilt, p.Harness, p.NotRun, score)
+		tot.Sites += p.Sites
+		tot.Sampled += p.Sampled
+		tot.Run += p.Run
+		tot.Killed += p.Killed
+		tot.Survived += p.Survived
+		tot.Explained += p.Explained
+		tot.NotBuilt += p.NotBuilt
+		tot.Harness += p.Harness
+		tot.NotRun += p.NotRun
+	}
+	score := "-"
+	if d := tot.Run - tot.Explained; d > 0 {
+		score = fmt.Sprintf("%.1f%%", 100*float64(tot.Killed)/float64(d))
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", tot.Sites, tot.Sampled, tot.Run, tot.Killed,
+		tot.Survived, tot.Explained, tot.NotBuilt, tot.Harness, tot.NotRun, score)
+	tw.Flush()
+
+	section := func(title string, keep func(MutantReport) bool, line func(MutantReport) string) {
+		var ms []MutantReport
+		for _, m := range rep.Mutants {
+			if keep(m) {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", title, len(ms))
+		for _, m := range ms {
+			fmt.Fprintf(w, "  %s\n      %s\n", m.Key, line(m))
+		}
+	}
+	section("survivors to kill with a case or explain in the verdicts file", func(m MutantReport) bool {
+		return m.Outcome == Survived && m.Verdict == ""
+	}, func(m MutantReport) string { return m.Diff })
+	if o.verbose {
+		section("explained survivors", func(m MutantReport) bool { return m.Outcome == Survived && m.Verdict != "" }, func(m MutantReport) string {
+			return m.Verdict + ": " + m.Reason
+		})
+	}
+	section("harness errors (not counted)", func(m MutantReport) bool { return m.Outcome == Harness }, func(m MutantReport) string {
+		return m.Diff + ": " + m.Detail
+	})
+	section("not run (the -budget ran out, or the run was stopped)", func(m MutantReport) bool { return m.Outcome == NotRun }, func(m MutantReport) string {
+		return m.Diff
+	})
+	for _, m := range rep.Mutants {
+		if m.Outcome == Killed && m.Verdict != "" {
+			fmt.Fprintf(w, "\n%s: killed, yet the verdicts file calls it %s: remove that line\n", m.Key, m.Verdict)
+		}
+	}
+	for _, s := range rep.Stale {
+		fmt.Fprintf(w, "\n%s:%d: stale verdict, no such site: %s\n", o.verdicts, s.Line, s.Key)
+	}
+	fmt.Fprintf(w, "\nseed %d, -n %d, %s\n", rep.Seed, rep.N, rep.Elapsed)
+}

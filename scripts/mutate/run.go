@@ -1,0 +1,312 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/forge-conform/forge-conform/internal/mutation"
+)
+
+// Outcomes of a mutant.
+const (
+	Killed   = "killed"
+	Survived = "survived"
+	NotBuilt = "not-built"
+	Harness  = "harness"
+	NotRun   = "not-run"
+)
+
+type result struct {
+	outcome string
+	// detail says what killed the mutant (the first failed case, a
+	// timeout, a crash) or what went wrong.
+	detail string
+	took   time.Duration
+	// cases are the cases of a passing run.
+	cases []reportCase
+}
+
+// harness builds forge-conform with mutants and runs the corpus.
+type harness struct {
+	root, work string
+	// stages are the runs of a mutant, narrowed by baseline.
+	stages []stage
+	// runGlobs narrow the corpus (-run).
+	runGlobs []string
+}
+
+// stage is one forge-conform run against the reference in bin.
+type stage struct {
+	name string
+	args func(bin string) []string
+	// narrow: the stage runs only the cases no earlier stage runs
+	// (baseline finds them, into run); otherwise the whole corpus.
+	narrow bool
+	run    []string
+}
+
+// allStages are the runs, in order. The whole corpus runs twice: in-process
+// (quick) and through FCP/1 as any implementation runs, because the
+// reference takes other paths on the real filesystem than under the
+// in-process permission emulation (impl/fsys's getdents listing, the
+// tools' fast paths), and only a process reaches the protocol server and
+// the durability cases.
+func allStages() []stage {
+	return []stage{
+		{name: "in-process", args: func(string) []string { return []string{"--golden-strict=false"} }},
+		{name: "fcp", args: func(bin string) []string { return []string{"--binary", bin + " ref", "--golden-strict=false"} }},
+		{name: "policy lp1_missing_file=refuse", narrow: true, args: func(string) []string {
+			return []string{"--golden-strict=false", "--policy", "lp1_missing_file=refuse"}
+		}},
+	}
+}
+
+// baseline builds the unmutated forge-conform and runs every stage: each
+// must pass, or no mutant's result would mean anything. A narrow stage
+// keeps the cases the stages before it skipped and it runs (none: the
+// stage is dropped). It returns the time the stages take.
+func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
+	dir := filepath.Join(h.work, "base")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return 0, err
+	}
+	bin := filepath.Join(dir, "forge-conform")
+	if out, err := h.build(ctx, bin, ""); err != nil {
+		return 0, fmt.Errorf("building forge-conform: %v\n%s", err, out)
+	}
+	skipped := map[string]bool{} // cases no stage so far has run
+	for i, st := range allStages() {
+		if st.narrow {
+			st.run = []string{}
+			for n := range skipped {
+				st.run = append(st.run, n)
+			}
+			sort.Strings(st.run)
+			if len(st.run) == 0 {
+				continue
+			}
+		}
+		r := h.runStage(ctx, dir, bin, st, 30*time.Minute)
+		if r.outcome != Survived {
+			return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first (go run ./cmd/forge-conform %s)",
+				st.name, r.outcome, r.detail, strings.Join(st.args("./forge-conform"), " "))
+		}
+		mine := []string{}
+		for _, c := range r.cases {
+			switch {
+			case c.Status == "skipped" && i == 0:
+				skipped[c.Name] = true
+			case c.Status != "skipped" && skipped[c.Name]:
+				delete(skipped, c.Name)
+				mine = append(mine, c.Name)
+			}
+		}
+		if st.narrow {
+			if len(mine) == 0 {
+				continue
+			}
+			st.run = mine
+		}
+		h.stages = append(h.stages, st)
+	}
+	start := time.Now()
+	for _, st := range h.stages {
+		if r := h.runStage(ctx, dir, bin, st, 30*time.Minute); r.outcome != Survived {
+			return 0, fmt.Errorf("the unmutated reference does not pass the %s run twice (%s: %s): is a case flaky?", st.name, r.outcome, r.detail)
+		}
+	}
+	return time.Since(start), nil
+}
+
+// build builds ./cmd/forge-conform into bin, with overlay when not "".
+func (h *harness) build(ctx context.Context, bin, overlay string) ([]byte, error) {
+	// -ldflags=-w: no DWARF, a quicker link (the base build warms the
+	// cache with the same flags).
+	args := []string{"build", "-ldflags=-w"}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	args = append(args, "-o", bin, "./cmd/forge-conform")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = h.root
+	return cmd.CombinedOutput()
+}
+
+// mutant builds and runs one mutant in a directory of its own, removed
+// afterwards (but for the mutated file and overlay, with -keep).
+func (h *harness) mutant(ctx context.Context, id int, p *mutation.Package, s mutation.Site, limit time.Duration) result {
+	start := time.Now()
+	r := h.mutantRuns(ctx, id, p, s, limit)
+	r.took = time.Since(start)
+	return r
+}
+
+func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s mutation.Site, limit time.Duration) result {
+	dir := filepath.Join(h.work, fmt.Sprintf("m%04d", id))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return result{outcome: Harness, detail: err.Error()}
+	}
+	bin := filepath.Join(dir, "forge-conform")
+	defer os.Remove(bin)
+	f := p.Files[s.File]
+	mutated := filepath.Join(dir, filepath.Base(f.Abs))
+	if err := os.WriteFile(mutated, s.Apply(f.Src), 0o644); err != nil {
+		return result{outcome: Harness, detail: err.Error()}
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	raw, _ := json.Marshal(map[string]map[string]string{"Replace": {f.Abs: mutated}})
+	if err := os.WriteFile(overlay, raw, 0o644); err != nil {
+		return result{outcome: Harness, detail: err.Error()}
+	}
+	if out, err := h.build(ctx, bin, overlay); err != nil {
+		if ctx.Err() != nil {
+			return result{outcome: Harness, detail: "stopped"}
+		}
+		return result{outcome: NotBuilt, detail: firstLine(string(out))}
+	}
+	deadline := time.Now().Add(limit)
+	for _, st := range h.stages {
+		r := h.runStage(ctx, dir, bin, st, time.Until(deadline))
+		if r.outcome != Survived {
+			return r
+		}
+	}
+	return result{outcome: Survived}
+}
+
+// runStage runs forge-conform (bin) once, in its own process group, which
+// a timeout or a stop ends: SIGTERM first, so that forge-conform removes
+// its processes and temp dirs as on ctrl+c, then SIGKILL to the group.
+func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit time.Duration) result {
+	rep := filepath.Join(dir, "report.json")
+	defer os.Remove(rep)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	args := append(st.args(bin), "--report-json", rep)
+	if st.narrow {
+		for _, name := range st.run {
+			args = append(args, "--run", globQuote(name))
+		}
+	} else {
+		for _, g := range h.runGlobs {
+			args = append(args, "--run", g)
+		}
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = nil, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return result{outcome: Killed, detail: st.name + ": timed out after " + limit.Round(time.Second).String()}
+	case ctx.Err() != nil:
+		return result{outcome: Harness, detail: "stopped"}
+	case err == nil:
+		res := result{outcome: Survived}
+		res.cases, _, _ = readReport(rep)
+		return res
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return result{outcome: Harness, detail: st.name + ": " + err.Error()}
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return result{outcome: Killed, detail: st.name + ": forge-conform died of " + ws.Signal().String()}
+	}
+	_, failed, stopped := readReport(rep)
+	errText := stderr.String()
+	switch {
+	case ee.ExitCode() == 1:
+		return result{outcome: Killed, detail: st.name + ": " + failed}
+	case stopped != "":
+		return result{outcome: Killed, detail: st.name + ": the implementation cannot answer: " + firstLine(stopped)}
+	case crashLine(errText) != "":
+		return result{outcome: Killed, detail: st.name + ": crashed: " + crashLine(errText)}
+	}
+	return result{outcome: Harness, detail: fmt.Sprintf("%s: exit %d: %s", st.name, ee.ExitCode(), firstLine(errText))}
+}
+
+// reportCase is a case of a forge-conform JSON report.
+type reportCase struct{ Name, Status string }
+
+// readReport returns the cases of a JSON report, the first failed or
+// errored one and the cause of a stopped run.
+func readReport(path string) (cases []reportCase, failed, stopped string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", ""
+	}
+	var rep struct {
+		Cases   []reportCase
+		Stopped *struct{ Cause string }
+	}
+	if json.Unmarshal(raw, &rep) != nil {
+		return nil, "", ""
+	}
+	if rep.Stopped != nil {
+		stopped = rep.Stopped.Cause
+	}
+	n := 0
+	for _, c := range rep.Cases {
+		if c.Status == "failed" || c.Status == "errored" {
+			if failed == "" {
+				failed = c.Status + " " + c.Name
+			}
+			n++
+		}
+	}
+	if n > 1 {
+		failed += fmt.Sprintf(" and %d more", n-1)
+	}
+	return rep.Cases, failed, stopped
+}
+
+// globQuote escapes the glob characters of a case name for --run.
+func globQuote(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[]\{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// crashLine is the line of a Go crash in a process's stderr, or "".
+func crashLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
+			return firstLine(l)
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 200 {
+		line = line[:200] + "..."
+	}
+	return line
+}
