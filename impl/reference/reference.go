@@ -131,7 +131,7 @@ type Options struct {
 // DefaultPolicies are the policies the reference declares unless told
 // otherwise.
 func DefaultPolicies() map[string]string {
-	return map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyCreate}
+	return map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyCreate, fcp.PolicySFBackendBinaries: fcp.PolicyPath}
 }
 
 // ParsePolicy reads "key=value" as the reference's --policy flag takes it,
