@@ -113,7 +113,7 @@ const (
 	RequiresFaults = "faults"
 	// RequiresOldBackends: the implementation runs the case in processes
 	// of its own whose PATH starts with a directory holding rg and ugrep
-	// that report version 0.0.0 (CFG-SF-03, I-SF-23; PROTOCOL.md §1).
+	// that report version 0.0.0 (CFG-SF-03, I-SF-24; PROTOCOL.md §1).
 	RequiresOldBackends = "old_backend_binaries"
 )
 

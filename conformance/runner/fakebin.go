@@ -26,7 +26,7 @@ type PathOpener interface {
 
 // oldBackends are the fake binaries of corpus.RequiresOldBackends: rg and
 // ugrep whose version banner names release 0.0.0, older than any release
-// of either (CFG-SF-03, I-SF-23). Asked anything else they find nothing
+// of either (CFG-SF-03, I-SF-24). Asked anything else they find nothing
 // (exit status 1, no output, stdin drained), so an implementation that
 // skipped the version check would search and succeed.
 var oldBackends = map[string]string{"rg": "ripgrep 0.0.0", "ugrep": "ugrep 0.0.0"}

@@ -136,7 +136,7 @@ const (
 	PolicyCreate         = "create"
 	PolicyRefuse         = "refuse"
 	// PolicySFBackendBinaries is how search_files finds the rg and ugrep
-	// binaries of its external backends (CFG-SF-03, I-SF-23):
+	// binaries of its external backends (CFG-SF-03, I-SF-24):
 	// PolicyPath, by the PATH of the implementation's process. An
 	// implementation that bundles them, configures their path another
 	// way, or has no external backend does not declare the key.
