@@ -210,6 +210,7 @@ func All() []Mutant {
 	ms = append(ms, sandboxMutants()...)
 	ms = append(ms, holeMutants()...)
 	ms = append(ms, untestableMutants()...)
+	ms = append(ms, cfgSF03Mutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
