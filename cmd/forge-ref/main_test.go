@@ -73,7 +73,7 @@ func TestServes(t *testing.T) {
 			`{"fcp":1,"seq":1,"op":"call","call":{"id":"c","name":"read_file","args":{"path":5}},"ctx":{"working_dir":"/"}}` + "\n", 0,
 			[]string{`"seq":0`, `{"seq":1,"ok":false,"error":{"kind":"BadArgs","message":"invalid arguments for read_file: at /path: expected string, but got number"`}, ""},
 		{"policy", []string{"--policy", "lp1_missing_file=refuse"}, `{"fcp":1,"seq":0,"op":"hello"}`, 0,
-			[]string{`"policies":{"lp1_missing_file":"refuse"}`}, ""},
+			[]string{`"policies":{"lp1_missing_file":"refuse",`}, ""},
 		{"bad policy", []string{"--policy", "nope=1"}, "", 2, nil, `unknown policy "nope"`},
 		{"argument", []string{"ref"}, "", 2, nil, `unexpected argument "ref"`},
 		{"help", []string{"-h"}, "", 0, nil, "-policy"},

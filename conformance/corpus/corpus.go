@@ -19,7 +19,7 @@
 //	    "args": {"path": "."},              // "$ROOT"/"$OUTSIDE" expand in strings
 //	    "config": {"tools": {...}},         // optional, FCP config object
 //	    "ctx": {"max_output_bytes": 512},   // optional
-//	    "requires": ["unprivileged"],       // optional: "unprivileged", "faults"
+//	    "requires": ["unprivileged"],       // optional: "unprivileged", "faults", "old_backend_binaries"
 //	    "before": [                         // optional, same conversation, in order
 //	      {"call": {"tool": "read_file", "args": {"path": "a.txt"}}},
 //	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
@@ -111,6 +111,10 @@ const (
 	// RequiresFaults: the fixture injects I/O faults, which only the
 	// in-process reference can simulate.
 	RequiresFaults = "faults"
+	// RequiresOldBackends: the implementation runs the case in processes
+	// of its own whose PATH starts with a directory holding rg and ugrep
+	// that report version 0.0.0 (CFG-SF-03, I-SF-24; PROTOCOL.md §1).
+	RequiresOldBackends = "old_backend_binaries"
 )
 
 // Case is one conformance case, with the file's defaults applied.

@@ -576,6 +576,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		res.Status, res.Message = Errored, fmt.Sprintf("case names fixture %q, which does not exist in fixtures/", c.Fixture)
 		return res
 	}
+	if _, ok := r.target.(PathOpener); contains(c.Requires, corpus.RequiresOldBackends) && !ok {
+		res.Status, res.Message = Skipped, "needs the implementation started with a directory of fake rg and ugrep first on PATH: this target cannot start one"
+		return res
+	}
 	if c.Stateful() && !r.caps.Stateful {
 		res.Status, res.Message = Skipped, "needs conversation state across calls (before steps); one-shot mode has none: use --mode session"
 		return res
@@ -634,8 +638,13 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	// its repetition (fixtures are materialized before the clock starts).
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	conv, err := r.target.Open(ctx)
-	if err != nil {
+	var conv Conversation
+	if contains(c.Requires, corpus.RequiresOldBackends) {
+		conv, err = r.openOldBackends(ctx, res)
+		if conv == nil {
+			return res
+		}
+	} else if conv, err = r.target.Open(ctx); err != nil {
 		res.Status, res.Message = Errored, "starting the implementation: "+err.Error()
 		return res
 	}

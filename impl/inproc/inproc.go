@@ -34,9 +34,14 @@ type Target struct {
 	ref  *reference.Reference
 	fs   afero.Fs
 	caps runner.Caps
+	// opts built ref; OpenWithPath builds another with them.
+	opts reference.Options
 }
 
-var _ runner.Target = (*Target)(nil)
+var (
+	_ runner.Target     = (*Target)(nil)
+	_ runner.PathOpener = (*Target)(nil)
+)
 
 // New builds the reference with opts over the real filesystem (opts.FS,
 // when set, instead), behind permission emulation when the process runs as
@@ -64,7 +69,22 @@ func New(opts reference.Options) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inproc: %w", err)
 	}
-	return &Target{ref: ref, fs: base, caps: caps}, nil
+	return &Target{ref: ref, fs: base, caps: caps, opts: opts}, nil
+}
+
+// OpenWithPath starts a conversation with a reference of its own whose
+// tools see dir first on PATH (a process of its own, for a binary).
+func (t *Target) OpenWithPath(_ context.Context, dir string) (runner.Conversation, error) {
+	opts := t.opts
+	environ := opts.Environ
+	opts.Environ = func() []string { return runner.WithPath(environ(), dir) }
+	ref, err := reference.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("inproc: %w", err)
+	}
+	own := *t
+	own.ref = ref
+	return &conversation{t: &own, state: session.New()}, nil
 }
 
 // Hello answers as the reference does.

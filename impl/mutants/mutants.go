@@ -218,6 +218,7 @@ func All() []Mutant {
 	ms = append(ms, processMutants()...)
 	ms = append(ms, holes3Mutants()...)
 	ms = append(ms, mutationMutants()...)
+	ms = append(ms, cfgSF03Mutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

@@ -131,7 +131,7 @@ type Options struct {
 // DefaultPolicies are the policies the reference declares unless told
 // otherwise.
 func DefaultPolicies() map[string]string {
-	return map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyCreate}
+	return map[string]string{fcp.PolicyLP1MissingFile: fcp.PolicyCreate, fcp.PolicySFBackendBinaries: fcp.PolicyPath}
 }
 
 // ParsePolicy reads "key=value" as the reference's --policy flag takes it,
@@ -267,7 +267,7 @@ func tools(opts Options, policies map[string]string) []tool.Tool {
 		readfile.Tool{Options: opts.ReadFile},
 		writefile.Tool{Options: opts.WriteFile},
 		applypatch.Tool{MissingFile: policies[fcp.PolicyLP1MissingFile], Options: opts.ApplyPatch},
-		searchfiles.New().With(opts.SearchFiles),
+		searchfiles.New().With(opts.SearchFiles).WithEnviron(opts.Environ),
 		runcommand.Tool{Environ: opts.Environ, Options: opts.RunCommand},
 	}
 	if opts.WrapTool != nil {

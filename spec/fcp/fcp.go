@@ -135,11 +135,18 @@ const (
 	PolicyLP1MissingFile = "lp1_missing_file"
 	PolicyCreate         = "create"
 	PolicyRefuse         = "refuse"
+	// PolicySFBackendBinaries is how search_files finds the rg and ugrep
+	// binaries of its external backends (CFG-SF-03, I-SF-24):
+	// PolicyPath, by the PATH of the implementation's process. An
+	// implementation that bundles them, configures their path another
+	// way, or has no external backend does not declare the key.
+	PolicySFBackendBinaries = "sf_backend_binaries"
+	PolicyPath              = "path"
 )
 
 // PolicyValues lists each known policy key's values.
 func PolicyValues() map[string][]string {
-	return map[string][]string{PolicyLP1MissingFile: {PolicyCreate, PolicyRefuse}}
+	return map[string][]string{PolicyLP1MissingFile: {PolicyCreate, PolicyRefuse}, PolicySFBackendBinaries: {PolicyPath}}
 }
 
 // Implementation identifies the implementation under test.

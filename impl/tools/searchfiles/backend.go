@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -80,10 +82,11 @@ type binChecker struct {
 func New() Tool { return Tool{bins: &binChecker{ok: map[binStamp]version{}}} }
 
 // checkBackend is CFG-SF-03 at call time (I-SF-15): the native backend
-// needs nothing; rg and ugrep must be executable regular files in a PATH
-// directory whose `--version` reports at least the minimum. It returns the
-// binary's absolute path.
-func (c *binChecker) checkBackend(ctx context.Context, backend string, pcre2 bool) (string, error) {
+// needs nothing; rg and ugrep must be executable regular files in a
+// directory of pathList (the PATH of the tool's environment) whose
+// `--version` reports at least the minimum. It returns the binary's
+// absolute path.
+func (c *binChecker) checkBackend(ctx context.Context, backend string, pcre2 bool, pathList string) (string, error) {
 	if backend == backendNative {
 		return "", nil
 	}
@@ -92,8 +95,8 @@ func (c *binChecker) checkBackend(ctx context.Context, backend string, pcre2 boo
 		return "", toolerr.Failed(Name, "binary check failed: %s: %s; install %s %s or later, or set [tools.search_files] backend = \"native\"",
 			spec.name, fmt.Sprintf(format, a...), spec.name, spec.minimum)
 	}
-	path, err := exec.LookPath(spec.name)
-	if err != nil {
+	path, ok := lookPath(spec.name, pathList)
+	if !ok {
 		return fail("not found in PATH as an executable file")
 	}
 	info, err := os.Stat(path)
@@ -164,6 +167,36 @@ func (c *binChecker) checkBackend(ctx context.Context, backend string, pcre2 boo
 		c.mu.Unlock()
 	}
 	return path, nil
+}
+
+// lookPath finds name as exec.LookPath does, in the absolute directories
+// of pathList instead of the process's PATH: the first executable regular
+// file (or symlink to one) named name.
+func lookPath(name, pathList string) (string, bool) {
+	for _, dir := range filepath.SplitList(pathList) {
+		if !filepath.IsAbs(dir) {
+			continue // as exec.ErrDot: never a binary relative to the working directory
+		}
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// environPath is the PATH of environ (nil: the process's environment).
+func environPath(environ func() []string) string {
+	if environ == nil {
+		return os.Getenv("PATH")
+	}
+	path := ""
+	for _, kv := range environ() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v // the last one wins, as in os/exec
+		}
+	}
+	return path
 }
 
 // childEnv is the environment of every child: nothing inherited but PATH,

@@ -343,7 +343,7 @@ func TestBinaryCheckCache(t *testing.T) {
 	dir := fakeBinary(t, "rg", `echo "ripgrep 13.0.0"; echo x >> "$0.count"`)
 	c := New().bins
 	for range 3 {
-		if _, err := c.checkBackend(context.Background(), backendRg, false); err != nil {
+		if _, err := c.checkBackend(context.Background(), backendRg, false, os.Getenv("PATH")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -357,11 +357,11 @@ func TestBinaryCheckCache(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rg"), []byte("#!/bin/sh\necho 'ripgrep 11.0.0'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.checkBackend(context.Background(), backendRg, false); err == nil {
+	if _, err := c.checkBackend(context.Background(), backendRg, false, os.Getenv("PATH")); err == nil {
 		t.Errorf("a replaced, too old binary passed the cached check")
 	}
 	var zero *binChecker // Tool{}: no cache, checks every time
-	if _, err := zero.checkBackend(context.Background(), backendRg, false); err == nil {
+	if _, err := zero.checkBackend(context.Background(), backendRg, false, os.Getenv("PATH")); err == nil {
 		t.Errorf("too old binary passed")
 	}
 }

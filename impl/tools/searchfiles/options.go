@@ -55,3 +55,11 @@ func (t Tool) With(opts Options) Tool {
 	t.opts = opts
 	return t
 }
+
+// WithEnviron returns t finding the rg and ugrep binaries in the PATH of
+// environ (the host's environment for its tools, as run_command's), nil
+// meaning the process's own.
+func (t Tool) WithEnviron(environ func() []string) Tool {
+	t.environ = environ
+	return t
+}

@@ -64,6 +64,9 @@ var now = time.Now
 type Tool struct {
 	bins *binChecker
 	opts Options
+	// environ is the environment whose PATH holds the rg and ugrep
+	// binaries (CFG-SF-03); nil means the process's.
+	environ func() []string
 }
 
 var (
@@ -130,7 +133,7 @@ func (t Tool) Execute(ctx context.Context, raw json.RawMessage, c *tool.Ctx) (st
 	if err != nil {
 		return "", err
 	}
-	bin, err := t.bins.checkBackend(ctx, req.backend, req.ext != nil && req.ext.pcre2) // CFG-SF-03, I-SF-15
+	bin, err := t.bins.checkBackend(ctx, req.backend, req.ext != nil && req.ext.pcre2, environPath(t.environ)) // CFG-SF-03, I-SF-15
 	if err != nil {
 		if ctx.Err() != nil {
 			kind := toolerr.Cancelled

@@ -61,7 +61,7 @@ func treeSettled(t *testing.T, root, args, tools string) bool {
 	if req.ext == nil {
 		return false
 	}
-	if req.ext.path, err = (*binChecker)(nil).checkBackend(context.Background(), req.backend, req.ext.pcre2); err != nil {
+	if req.ext.path, err = (*binChecker)(nil).checkBackend(context.Background(), req.backend, req.ext.pcre2, os.Getenv("PATH")); err != nil {
 		t.Fatal(err)
 	}
 	canon, err := filepath.EvalSymlinks(root)
