@@ -51,6 +51,26 @@ const dropAt = 64 << 10
 // output are untouched, so the mutant's effect does not depend on how a
 // pipe happens to cut small outputs into chunks.
 func dropChunk(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
+	var seen int
+	dropped := false
+	return relayChunks(inner, ctx, args, c, func(ch tool.Chunk) bool {
+		if ch.Stream != tool.Stdout {
+			return true
+		}
+		before := seen
+		seen += len(ch.Text)
+		if !dropped && before < dropAt && seen >= dropAt {
+			dropped = true
+			return false
+		}
+		return true
+	})
+}
+
+// relayChunks runs inner with its output chunks passing through pass, in
+// order, on their way to the caller's channel; a chunk pass returns false
+// for is lost. A call without an output channel runs as it is.
+func relayChunks(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx, pass func(tool.Chunk) bool) (string, error) {
 	if c.Output == nil {
 		return inner(ctx, args, c)
 	}
@@ -62,16 +82,9 @@ func dropChunk(inner execFunc, ctx context.Context, args json.RawMessage, c *too
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		var seen int
-		dropped := false
 		for ch := range in {
-			if ch.Stream == tool.Stdout {
-				before := seen
-				seen += len(ch.Text)
-				if !dropped && before < dropAt && seen >= dropAt {
-					dropped = true
-					continue
-				}
+			if !pass(ch) {
+				continue
 			}
 			select {
 			case out <- ch:

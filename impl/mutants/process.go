@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -58,29 +57,11 @@ func phoneHome(inner execFunc, ctx context.Context, args json.RawMessage, c *too
 // and truncates it only at the end would (NFR-PERF-04): its memory grows
 // with the output.
 func bufferStream(inner execFunc, ctx context.Context, args json.RawMessage, c *tool.Ctx) (string, error) {
-	if c.Output == nil {
-		return inner(ctx, args, c)
-	}
-	out := c.Output
-	in := make(chan tool.Chunk)
-	cc := *c
-	cc.Output = in
 	var kept []string
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ch := range in {
-			kept = append(kept, string([]byte(ch.Text))) // a copy of its own
-			select {
-			case out <- ch:
-			case <-ctx.Done():
-			}
-		}
-	}()
-	res, err := inner(ctx, args, &cc)
-	close(in)
-	wg.Wait()
+	res, err := relayChunks(inner, ctx, args, c, func(ch tool.Chunk) bool {
+		kept = append(kept, string([]byte(ch.Text))) // a copy of its own
+		return true
+	})
 	runtime.KeepAlive(kept)
 	return res, err
 }
