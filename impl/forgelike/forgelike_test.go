@@ -24,13 +24,14 @@ import (
 // deviations (Forge's parser accepts what LP1's EBNF forbids), read_file
 // requiring approval (FR-TOOL-READ-01), summaries that redact "sk-" keys
 // only (FR-APR-01), LP1 parse errors pre-resolved as BadArgs in a turn
-// (FR-TOOL-PATCH-01), the two result deviations (no JSON error
-// passthrough, FR-ERR-JSON-TOOL-01/02; error results never truncated,
-// FR-OUT-04) and the sandbox's (a path under a missing directory is
-// PathOutsideSandbox: FR-VAL-04 step 4, and the missing-path requirements
-// of list_directory and search_files). Every other case must pass: the
-// emulation takes every reading Forge's own code takes (readings.Forge()),
-// and the suite must accept each of them.
+// (FR-TOOL-PATCH-01), the result deviations (no JSON error passthrough,
+// FR-ERR-JSON-TOOL-01/02; error results, the engine's own pre-resolved
+// ones included, never truncated, FR-OUT-04) and the sandbox's (a path
+// under a missing directory is PathOutsideSandbox: FR-VAL-04 step 4, and
+// the missing-path requirements of list_directory and search_files).
+// Every other case must pass: the emulation takes every reading Forge's
+// own code takes (readings.Forge()), and the suite must accept each of
+// them.
 var wantFailed = map[string][]string{
 	// text after END
 	"lp1/after-footer-blank-line":   {"LP1-STR-06"},
@@ -84,6 +85,8 @@ var wantFailed = map[string][]string{
 	"tool_executor/turn-exec-json-passthrough": {"FR-ERR-JSON-TOOL-01"},
 	"tool_executor/turn-exec-json-bytes-kept":  {"FR-ERR-JSON-TOOL-02"},
 	"tool_executor/turn-output-truncate-error": {"FR-OUT-04"},
+	// the same for the engine's own pre-resolved errors
+	"tool_executor/turn-limit-iterations-truncated": {"FR-OUT-04"},
 
 	// sandbox: a path under a missing directory is PathOutsideSandbox
 	"tool_executor/read-missing-nested":  {"FR-VAL-04"},

@@ -154,6 +154,7 @@ func main() {
 					os.Exit(1)
 				}
 			}
+			good()
 		case "net-on-call", "grow-on-call", "loopback-on-call", "ipc-on-call":
 			if req.Op == "call" && mode == "ipc-on-call" {
 				ipc()
