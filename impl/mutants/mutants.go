@@ -219,6 +219,7 @@ func All() []Mutant {
 	ms = append(ms, holes3Mutants()...)
 	ms = append(ms, mutationMutants()...)
 	ms = append(ms, cfgSF03Mutants()...)
+	ms = append(ms, timeoutMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

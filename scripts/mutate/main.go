@@ -25,7 +25,12 @@
 //     fast paths), through the protocol server (impl/fcpserver), and with
 //     the durability cases (a crash and a recovery need a process);
 //  3. the corpus in-process under the other lp1_missing_file policy
-//     (refuse), whose cases the default run skips.
+//     (refuse), whose cases the default run skips;
+//  4. for the mutants of one package only, its cases where the reference
+//     takes a path the runs above never reach (scopedStages): write_file
+//     under the reading I-WR-03=create-new, and search_files with the rg
+//     and ugrep backends (each dropped, said on stderr, when the program
+//     is not on PATH).
 //
 // Warnings (SHOULD/MAY, advice) do not kill: --strict is off, a missed
 // SHOULD is not a failure of the SRD. A mutant that does not compile is
@@ -302,10 +307,16 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.Chmod(work, 0o755); err != nil {
 		return err
 	}
-	h := &harness{root: root, work: work, runGlobs: o.run}
+	h := &harness{root: root, work: work, runGlobs: o.run, pkgs: map[string]bool{}}
+	for _, m := range all {
+		h.pkgs[m.pkg.Rel] = true
+	}
 	baseTime, err := h.baseline(ctx)
 	if err != nil {
 		return err
+	}
+	for _, d := range h.dropped {
+		fmt.Fprintln(stderr, "mutate:", d)
 	}
 	limit := o.timeout
 	if limit == 0 {
@@ -313,9 +324,12 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	var runs []string
 	for _, st := range h.stages {
-		if !st.narrow {
+		switch {
+		case st.pkg != "":
+			runs = append(runs, fmt.Sprintf("%s (%s only)", st.name, st.pkg))
+		case !st.narrow:
 			runs = append(runs, st.name)
-		} else {
+		default:
 			runs = append(runs, fmt.Sprintf("%s (%d cases)", st.name, len(st.run)))
 		}
 	}

@@ -45,6 +45,11 @@ type harness struct {
 	stages []stage
 	// runGlobs narrow the corpus (-run).
 	runGlobs []string
+	// pkgs are the directories of the packages mutated: a scoped stage of
+	// none of them is not run.
+	pkgs map[string]bool
+	// dropped says why scoped stages were left out (a missing program).
+	dropped []string
 }
 
 // stage is one forge-conform run against the reference in bin.
@@ -55,6 +60,12 @@ type stage struct {
 	// (baseline finds them, into run); otherwise the whole corpus.
 	narrow bool
 	run    []string
+	// pkg scopes the stage to the mutants of one package directory (and
+	// those below it), run on globs less skips, whatever -run says; needs
+	// names a program it needs on PATH (scopedStages).
+	pkg          string
+	globs, skips []string
+	needs        string
 }
 
 // allStages are the runs, in order. The whole corpus runs twice: in-process
@@ -64,13 +75,13 @@ type stage struct {
 // tools' fast paths), and only a process reaches the protocol server and
 // the durability cases.
 func allStages() []stage {
-	return []stage{
+	return append([]stage{
 		{name: "in-process", args: func(string) []string { return []string{"--golden-strict=false"} }},
 		{name: "fcp", args: func(bin string) []string { return []string{"--binary", bin + " ref", "--golden-strict=false"} }},
 		{name: "policy lp1_missing_file=refuse", narrow: true, args: func(string) []string {
 			return []string{"--golden-strict=false", "--policy", "lp1_missing_file=refuse"}
 		}},
-	}
+	}, scopedStages()...)
 }
 
 // baseline builds the unmutated forge-conform and runs every stage: each
@@ -88,6 +99,20 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 	}
 	skipped := map[string]bool{} // cases no stage so far has run
 	for i, st := range allStages() {
+		if st.pkg != "" {
+			if !h.scoped(st) {
+				continue
+			}
+			if why := st.missing(); why != "" {
+				h.dropped = append(h.dropped, fmt.Sprintf("run %q left out: %s", st.name, why))
+				continue
+			}
+			if r := h.runStage(ctx, dir, bin, st, 30*time.Minute); r.outcome != Survived {
+				return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first", st.name, r.outcome, r.detail)
+			}
+			h.stages = append(h.stages, st)
+			continue
+		}
 		if st.narrow {
 			st.run = []string{}
 			for n := range skipped {
@@ -178,6 +203,9 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 	}
 	deadline := time.Now().Add(limit)
 	for _, st := range h.stages {
+		if !st.judges(p.Rel) {
+			continue
+		}
 		r := h.runStage(ctx, dir, bin, st, time.Until(deadline))
 		if r.outcome != Survived {
 			return r
@@ -198,6 +226,13 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 	if st.narrow {
 		for _, name := range st.run {
 			args = append(args, "--run", globQuote(name))
+		}
+	} else if st.pkg != "" {
+		for _, g := range st.globs {
+			args = append(args, "--run", g)
+		}
+		for _, g := range st.skips {
+			args = append(args, "--skip", g)
 		}
 	} else {
 		for _, g := range h.runGlobs {
