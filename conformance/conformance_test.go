@@ -69,8 +69,14 @@ func load() suiteData {
 	return suiteData{corpus: d.Corpus, specs: d.Specs, fixtures: d.Fixtures}
 }
 
+// gate is the one measurement gate of every runner the suite starts: the
+// mutants run in the background beside the reference's specs, and a
+// scaling case, whichever runner's, must measure while none of them runs
+// a case (runner.Gate).
+var gate = runner.NewGate()
+
 func (d suiteData) options() runner.Options {
-	return runner.Options{Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS, Timeout: 20 * time.Second}
+	return runner.Options{Corpus: d.corpus, Specs: d.specs, Fixtures: d.fixtures, Golden: golden.FS, Timeout: 20 * time.Second, Gate: gate}
 }
 
 // explain renders a failed result for the Gomega message.

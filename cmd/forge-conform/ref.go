@@ -71,6 +71,7 @@ func cmdRef(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return exitHarness, err
 	}
+	fcpserver.TuneCollector()
 	if err := fcpserver.Serve(ctx, stdin, stdout, ref); err != nil {
 		return exitHarness, err
 	}

@@ -53,6 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "forge-ref: %v\n", err)
 		return 2
 	}
+	fcpserver.TuneCollector()
 	if err := fcpserver.Serve(context.Background(), stdin, stdout, ref); err != nil {
 		fmt.Fprintf(stderr, "forge-ref: %v\n", err)
 		return 2

@@ -15,7 +15,7 @@ import (
 // the CPU time of the implementation's process tree around each, and
 // judges the ratio of the large call's CPU time to the small one's:
 // Factor·log(Factor·n)/log(n) for an O(n log n) implementation (about 22
-// for n = 1024 and Factor 16), Factor² (256) for a quadratic one. The case
+// for n = 2048 and Factor 16), Factor² (256) for a quadratic one. The case
 // fails when the ratio is surely above MaxRatio and passes when it is
 // surely below; a measurement too noisy to say is an errored case that
 // gives its numbers, never a verdict (runner, scaling.go).

@@ -124,6 +124,9 @@ type Options struct {
 	// Review holds the review marks (spec/review.jsonl): a marked case
 	// runs as usual and its Result carries the mark; nil marks none.
 	Review *spec.Review
+	// Gate lets a scaling case measure while no other case runs; runners
+	// that run at once in one process share one (nil: the runner's own).
+	Gate *Gate
 }
 
 // Progress counts a run's selected cases as they finish.
@@ -297,6 +300,9 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	}
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
+	}
+	if opts.Gate == nil {
+		opts.Gate = NewGate()
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
@@ -565,11 +571,17 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		res.Status, res.Message = Skipped, reason
 		return res
 	}
+	if c.Scaling != nil {
+		return r.runScaling(ctx, c, res) // alone (Gate)
+	}
+	release, err := r.opts.Gate.shared(ctx)
+	if err != nil {
+		res.Status, res.Message = Errored, "not run: "+err.Error()
+		return res
+	}
+	defer release()
 	if c.Op == corpus.OpTurn {
 		return r.runTurn(ctx, c, res)
-	}
-	if c.Scaling != nil {
-		return r.runScaling(ctx, c, res)
 	}
 	fx, ok := r.opts.Fixtures[c.Fixture]
 	if c.Op == fcp.OpCall && !ok {

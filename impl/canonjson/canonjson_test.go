@@ -2,6 +2,7 @@ package canonjson
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,34 @@ func TestElementsFitPrefix(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("FitPrefix(budget %d) = %q, %v; want %q, %v", tt.budget, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestElementsChunks: elements spread over many chunks, one longer than a
+// chunk among them, give the same prefixes as one buffer would.
+func TestElementsChunks(t *testing.T) {
+	var e Elements
+	var whole []string
+	for i := range 5000 {
+		s := strings.Repeat("x", i%97)
+		if i == 2500 {
+			s = strings.Repeat("y", 3*chunkSize)
+		}
+		e.Add(func(dst []byte) []byte { return AppendString(dst, s) })
+		whole = append(whole, `"`+s+`"`)
+	}
+	if len(e.chunks) < 5 {
+		t.Fatalf("%d chunks: the test means to span many", len(e.chunks))
+	}
+	for _, k := range []int{0, 1, 2499, 2500, 2501, 4999, 5000} {
+		if got, want := string(e.Prefix(k)), strings.Join(whole[:k], ","); got != want {
+			t.Fatalf("Prefix(%d): %d bytes, want %d", k, len(got), len(want))
+		}
+	}
+	tail := func(dst []byte, k int) []byte { return append(dst, ']') }
+	budget := int64(1 + len(strings.Join(whole[:3000], ",")) + 1)
+	got, ok := e.FitPrefix([]byte("["), tail, budget)
+	if want := "[" + strings.Join(whole[:3000], ",") + "]"; !ok || got != want {
+		t.Fatalf("FitPrefix: %d bytes, %v; want %d", len(got), ok, len(want))
 	}
 }

@@ -84,7 +84,7 @@ func BenchmarkGoSrc(b *testing.B) {
 //
 //	go test -run '^$' -bench 'BenchmarkSortScaling' -benchtime 20x ./impl/tools/listdir/
 func BenchmarkSortScaling(b *testing.B) {
-	for _, n := range []int{1024, 16384} {
+	for _, n := range []int{2048, 32768} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			nodes := []tooltest.Node{tooltest.Dir("d")}
 			for i := range n / 2 {
@@ -95,8 +95,8 @@ func BenchmarkSortScaling(b *testing.B) {
 			}
 			root := tooltest.Build(b, nodes...)
 			sb := tooltest.Sandbox(b, root)
-			cfg := tooltest.Config(b, `{"list_directory":{"max_entries":16384}}`)
-			args := json.RawMessage(`{"path":".","recursive":true,"max_depth":2,"max_entries":16384}`)
+			cfg := tooltest.Config(b, `{"list_directory":{"max_entries":32768}}`)
+			args := json.RawMessage(`{"path":".","recursive":true,"max_depth":2,"max_entries":32768}`)
 			want := fmt.Sprintf(`"returned":%d,`, n)
 			cpu := tooltest.CPUTime()
 			for b.Loop() {

@@ -135,7 +135,7 @@ func benchRaw(b *testing.B, root, name string, args []string) {
 //
 //	go test -run '^$' -bench 'BenchmarkSortScaling' -benchtime 20x ./impl/tools/searchfiles/
 func BenchmarkSortScaling(b *testing.B) {
-	for _, n := range []int{1024, 16384} {
+	for _, n := range []int{2048, 32768} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			text := strings.Repeat("abcdefghijklmnopqrstuvwxyz\n", 16)
 			nodes := []tooltest.Node{tooltest.Dir("d")}
@@ -144,8 +144,8 @@ func BenchmarkSortScaling(b *testing.B) {
 			}
 			root := tooltest.Build(b, nodes...)
 			sb := tooltest.Sandbox(b, root)
-			cfg := tooltest.Config(b, `{"search_files":{"max_results":16384,"max_files":1024}}`)
-			args := json.RawMessage(`{"path":".","query":"abc","mode":"exact","case":"sensitive","max_results":16384,"max_files":1024}`)
+			cfg := tooltest.Config(b, `{"search_files":{"max_results":32768,"max_files":2048}}`)
+			args := json.RawMessage(`{"path":".","query":"abc","mode":"exact","case":"sensitive","max_results":32768,"max_files":2048}`)
 			want := `"returned":` + strconv.Itoa(n) + `,`
 			tl := New()
 			cpu := tooltest.CPUTime()
