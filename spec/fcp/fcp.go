@@ -16,6 +16,12 @@ const Version = 1
 // in hello. A run against it holds it to its own goldens byte for byte.
 const ReferenceName = "forge-conform-reference"
 
+// TestTools are the tools of PROTOCOL.md §9.6 that an implementation
+// registers when hello asks for test_tools: tools of exact behaviour that
+// the framework's rules (tool_executor) are checked with, in turns and in
+// single calls.
+var TestTools = []string{"fcp_echo", "fcp_fail", "fcp_panic", "fcp_sleep", "fcp_touch", "fcp_guarded"}
+
 // The ops of FCP/1. Hello and Call are required of every implementation;
 // the others are declared in hello's "ops".
 const (
