@@ -46,7 +46,8 @@ func benchOptions(b *testing.B) runner.Options {
 
 // buildRef builds forge-ref into a temp dir, as README builds it
 // (CGO_ENABLED=0), and returns its path.
-func buildRef(b *testing.B) string {
+func buildRef(b testing.TB) string {
+	b.Helper()
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "forge-ref")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/forge-conform/forge-conform/cmd/forge-ref")

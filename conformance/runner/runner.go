@@ -662,6 +662,15 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	}
 	var convErr error
 	defer func() { conv.Release(convErr) }()
+	if g, ok := conv.(interface{ Greet(context.Context) error }); ok && contains(fcp.TestTools, c.Tool) {
+		// A call of a test tool needs a process that hello registered
+		// them in (PROTOCOL.md §9.5); the pool's later processes were not.
+		if err := g.Greet(ctx); err != nil {
+			convErr = err
+			res.Status, res.Message = Errored, "hello (test_tools) before the call: "+err.Error()
+			return res
+		}
+	}
 	watch, reason := watchProcess(c, conv, nil)
 	if reason != "" {
 		res.Status, res.Message = Skipped, reason
