@@ -12,8 +12,10 @@
 //	go run ./scripts/mutate -key KEY [-key KEY...]   (those mutants only: is a survivor killed now?)
 //
 // A mutant is killed when a run fails a case (exit 1), stops because the
-// implementation cannot answer, crashes, or passes its time limit; it
-// survives when every run passes. The runs, in order, each only when the
+// implementation cannot answer, crashes, or passes its time limit (the
+// mutant's -timeout for all its runs, and for each run ten times what the
+// unmutated run took, at least a minute); it survives when every run
+// passes. The runs, in order, each only when the
 // ones before passed:
 //
 //  1. the corpus in-process, --golden-strict=false: goldens fail only where
@@ -334,7 +336,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stderr, "mutate: %d mutants of %d packages (seed %d, -n %d), %d at a time; runs: %s; the unmutated runs took %s, a mutant may take %s\n",
-		len(all), len(pkgs), o.seed, o.n, o.jobs, strings.Join(runs, ", "), baseTime.Round(100*time.Millisecond), limit)
+		len(all), len(pkgs), o.seed, o.n, o.jobs, strings.Join(runs, ", "), baseTime.Round(100*time.Millisecond), limit.Round(time.Second))
 
 	// Workers take mutants in order until the budget is spent.
 	var (

@@ -66,7 +66,19 @@ type stage struct {
 	pkg          string
 	globs, skips []string
 	needs        string
+	// took is how long the unmutated reference's run took (baseline): a
+	// mutant's run of the stage may take stageFactor times that.
+	took time.Duration
 }
+
+// stageFactor bounds one stage of a mutant by its unmutated time, at least
+// stageFloor, within the mutant's whole limit: a mutant that slows one
+// stage down (a directory read one entry at a time) is killed by that
+// stage's limit rather than running out the whole mutant's.
+const (
+	stageFactor = 10
+	stageFloor  = time.Minute
+)
 
 // allStages are the runs, in order. The whole corpus runs twice: in-process
 // (quick) and through FCP/1 as any implementation runs, because the
@@ -147,10 +159,12 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 		h.stages = append(h.stages, st)
 	}
 	start := time.Now()
-	for _, st := range h.stages {
+	for i, st := range h.stages {
+		began := time.Now()
 		if r := h.runStage(ctx, dir, bin, st, 30*time.Minute); r.outcome != Survived {
 			return 0, fmt.Errorf("the unmutated reference does not pass the %s run twice (%s: %s): is a case flaky?", st.name, r.outcome, r.detail)
 		}
+		h.stages[i].took = time.Since(began)
 	}
 	return time.Since(start), nil
 }
@@ -206,7 +220,7 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 		if !st.judges(p.Rel) {
 			continue
 		}
-		r := h.runStage(ctx, dir, bin, st, time.Until(deadline))
+		r := h.runStage(ctx, dir, bin, st, min(time.Until(deadline), max(stageFactor*st.took, stageFloor)))
 		if r.outcome != Survived {
 			return r
 		}
