@@ -17,7 +17,9 @@ import (
 //     I-SF-15: the same output as native), the search_files corpus less
 //     .ci/run's sf_skip (cases that need the native backend by design, and
 //     for ugrep regex-empty-matches). A backend missing from PATH drops its
-//     run, said on stderr: its translation is then not judged.
+//     run, said on stderr: its translation is then not judged;
+//   - impl/tools/codexlistdir under I-CX-01=ignore-unknown: the schema
+//     without additionalProperties and the lenient decoding.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
 	backend := func(name string, skip ...string) stage {
@@ -39,6 +41,16 @@ func scopedStages() []stage {
 			globs: []string{"write_file/*"},
 			args: func(string) []string {
 				return []string{"--golden-strict=false", "--reading", "I-WR-03=create-new"}
+			},
+		},
+		{
+			// Codex's list_dir schema and argument decoding take another
+			// path under this reading (no additionalProperties: false).
+			name:  "reading I-CX-01=ignore-unknown",
+			pkg:   "impl/tools/codexlistdir",
+			globs: []string{"codex_list_dir/*"},
+			args: func(string) []string {
+				return []string{"--golden-strict=false", "--reading", "I-CX-01=ignore-unknown"}
 			},
 		},
 		backend("rg"),
