@@ -440,9 +440,9 @@ func runMutant(ctx context.Context, data suiteData, layouts *runner.Layouts, m m
 	if len(m.Run) > 0 {
 		opts.Select = &runner.Selector{Run: m.Run}
 	}
-	skip := scalingUnbroken(data.corpus, m)
+	skip, breaksScaling := scalingUnbroken(data.corpus, m)
 	opts.Select.Skip = append(opts.Select.Skip, skip...)
-	if len(skip) < countScaling(data.corpus) {
+	if breaksScaling {
 		// A mutant that breaks a scaling ID (a quadratic sort) measures
 		// under the load of the other runs rather than stopping them for
 		// half a minute: its growth (about 100-fold under load, against a
@@ -492,14 +492,13 @@ func seeing(c *corpus.Corpus, specs, tools []string) *runner.Selector {
 	return sel
 }
 
-// scalingUnbroken names the scaling cases none of whose IDs m breaks. A
-// scaling case measures alone (runner.Gate), for about half a minute on a
-// quadratic mutant, so a mutant whose defect is not in a sort's
-// complexity leaves them out: they would only pass (as the reference's do
-// in "the implementation's process through FCP/1") while the other runs
-// of the suite wait.
-func scalingUnbroken(c *corpus.Corpus, m mutants.Mutant) []string {
-	var skip []string
+// scalingUnbroken names the scaling cases none of whose IDs m breaks, and
+// reports whether m breaks one of another. A scaling case measures alone
+// (runner.Gate), for about half a minute on a quadratic mutant, so a
+// mutant whose defect is not in a sort's complexity leaves them out: they
+// would only pass (as the reference's do in "the implementation's process
+// through FCP/1") while the other runs of the suite wait.
+func scalingUnbroken(c *corpus.Corpus, m mutants.Mutant) (skip []string, breaksOne bool) {
 	for _, cs := range c.Cases {
 		if cs.Scaling == nil {
 			continue
@@ -508,22 +507,13 @@ func scalingUnbroken(c *corpus.Corpus, m mutants.Mutant) []string {
 		for _, ref := range cs.Refs() {
 			broken = broken || contains(m.Breaks, ref.Spec+":"+ref.ID)
 		}
-		if !broken {
+		if broken {
+			breaksOne = true
+		} else {
 			skip = append(skip, cs.FullName())
 		}
 	}
-	return skip
-}
-
-// countScaling is the number of scaling cases of c.
-func countScaling(c *corpus.Corpus) int {
-	n := 0
-	for _, cs := range c.Cases {
-		if cs.Scaling != nil {
-			n++
-		}
-	}
-	return n
+	return skip, breaksOne
 }
 
 // turnCalls reports whether a turn's scripted models (the turn's and its

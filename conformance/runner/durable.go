@@ -235,7 +235,7 @@ func (r *Runner) startSpare(ctx context.Context) <-chan spare {
 	go func() {
 		conv, err := r.target.(FreshOpener).OpenFresh(ctx)
 		if err == nil {
-			if g, ok := conv.(interface{ Greet(context.Context) error }); ok {
+			if g, ok := conv.(Greeter); ok {
 				if err := g.Greet(ctx); err != nil {
 					conv.Release(err)
 					conv = nil

@@ -662,7 +662,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 	}
 	var convErr error
 	defer func() { conv.Release(convErr) }()
-	if g, ok := conv.(interface{ Greet(context.Context) error }); ok && contains(fcp.TestTools, c.Tool) {
+	if g, ok := conv.(Greeter); ok && contains(fcp.TestTools, c.Tool) {
 		// A call of a test tool needs a process that hello registered
 		// them in (PROTOCOL.md §9.5); the pool's later processes were not.
 		if err := g.Greet(ctx); err != nil {

@@ -95,3 +95,11 @@ type Caps struct {
 type CPUClock interface {
 	CPUTime() (time.Duration, error)
 }
+
+// Greeter is a Conversation whose process may not have had hello with
+// test_tools yet (a pool's later processes): Greet sends it once, so the
+// fcp_* test tools (PROTOCOL.md §9.5) are registered before a turn or a
+// call that needs them.
+type Greeter interface {
+	Greet(ctx context.Context) error
+}

@@ -103,7 +103,7 @@ func (r *Runner) runTurn(ctx context.Context, c *corpus.Case, res *Result) *Resu
 		res.Status, res.Message = Errored, "snapshot before the turn: "+err.Error()
 		return res
 	}
-	if g, ok := conv.(interface{ Greet(context.Context) error }); ok && c.Process != nil {
+	if g, ok := conv.(Greeter); ok && c.Process != nil {
 		// The process's baseline is taken greeted, as every turn runs.
 		if err := g.Greet(ctx); err != nil {
 			convErr = err
