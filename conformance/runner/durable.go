@@ -48,7 +48,7 @@ type FreshOpener interface {
 }
 
 // durableUnsupported says why the durability case c cannot run, or "".
-func (r *Runner) durableUnsupported() string {
+func (r *Runner) durableUnsupported(c *corpus.Case) string {
 	if !r.caps.Stateful {
 		return "a durability case runs a turn and recovers it in long-lived processes: use --mode session"
 	}
@@ -58,6 +58,15 @@ func (r *Runner) durableUnsupported() string {
 	}
 	if !r.ops[fcp.OpRecover] {
 		return fmt.Sprintf("unsupported: the implementation does not declare op %q (PROTOCOL.md §10)", fcp.OpRecover)
+	}
+	points := []*fcp.CrashPoint{c.Turn.Crash}
+	for _, st := range c.Turn.Recover {
+		points = append(points, st.Crash)
+	}
+	for _, p := range points {
+		if p != nil && slices.Contains(fcp.ExtraCrashPoints(), p.Point) && !slices.Contains(r.hello.CrashPoints, p.Point) {
+			return fmt.Sprintf("unsupported: the case crashes at %q, which hello's crash_points does not name (PROTOCOL.md §10.2)", p.Point)
+		}
 	}
 	return ""
 }
@@ -81,7 +90,7 @@ type phaseResult struct {
 }
 
 func (r *Runner) runDurable(ctx context.Context, c *corpus.Case, res *Result) *Result {
-	if reason := r.durableUnsupported(); reason != "" {
+	if reason := r.durableUnsupported(c); reason != "" {
 		res.Status, res.Message = Skipped, reason
 		return res
 	}
@@ -574,23 +583,44 @@ func promised(ph phase, log *turnlog.Log, prev *promise) *promise {
 	if cp := ph.req.Crash; cp != nil {
 		switch cp.Point {
 		case fcp.CrashCallsReceived:
-			n := 0
-			for i := range ph.req.Model {
-				if len(ph.req.Model[i].ToolCalls) > 0 {
-					n++
-					if n == max(cp.Batch, 1) {
-						p = &promise{batch: &ph.req.Model[i], how: "the crash point calls_received"}
-						break
-					}
-				}
+			if m := nthBatch(ph.req.Model, max(cp.Batch, 1)); m != nil {
+				p = &promise{batch: m, how: "the crash point calls_received"}
 			}
 		case fcp.CrashResultJournaled:
 			if p != nil && !slices.Contains(p.results, cp.ID) {
 				p.results = append(p.results, cp.ID)
 			}
+		case fcp.CrashTextPersisted, fcp.CrashToolUsePersisted:
+			// The batch is persisted only after its calls are journaled
+			// (FR-RES-04a): a point inside its persistence promises them.
+			for i := range ph.req.Model {
+				m := &ph.req.Model[i]
+				if cp.Point == fcp.CrashToolUsePersisted && slices.ContainsFunc(m.ToolCalls, func(tc fcp.ModelCall) bool { return tc.ID == cp.ID }) {
+					p = &promise{batch: m, how: "the crash point tool_use_persisted, which comes after the batch's calls are journaled"}
+					break
+				}
+			}
+			if cp.Point == fcp.CrashTextPersisted {
+				if m := nthBatch(ph.req.Model, max(cp.Batch, 1)); m != nil {
+					p = &promise{batch: m, how: "the crash point text_persisted, which comes after the batch's calls are journaled"}
+				}
+			}
 		}
 	}
 	return p
+}
+
+// nthBatch is the n-th response of model with tool calls (1 for the
+// first), nil when there are fewer.
+func nthBatch(model []fcp.ModelResponse, n int) *fcp.ModelResponse {
+	for i := range model {
+		if len(model[i].ToolCalls) > 0 {
+			if n--; n == 0 {
+				return &model[i]
+			}
+		}
+	}
+	return nil
 }
 
 // keptPromise checks that recovery found what the crashed phase said was

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/forge-conform/forge-conform/conformance/check"
@@ -76,6 +78,12 @@ func TestKeptPromise(t *testing.T) {
 		{"journaled result kept", crashAt(nil, journaledCalls, fcp.TurnLine{Event: fcp.EventJournaled, ID: "c1"}),
 			&fcp.RecoveredBatch{Text: "Run.", Calls: both, Results: []fcp.Message{okResult("c1")}}, nil},
 		{"nothing was journaled", crashAt(nil), nil, nil},
+		{"text_persisted promises the batch", crashAt(&fcp.CrashPoint{Point: fcp.CrashTextPersisted}), nil, []string{"FR-RES-04a"}},
+		{"text_persisted, all there", crashAt(&fcp.CrashPoint{Point: fcp.CrashTextPersisted}),
+			&fcp.RecoveredBatch{Text: "Run.", Calls: both}, nil},
+		{"tool_use_persisted promises its batch", crashAt(&fcp.CrashPoint{Point: fcp.CrashToolUsePersisted, ID: "c2"}),
+			&fcp.RecoveredBatch{Text: "Run.", Calls: both[:1]}, []string{"FR-RES-04a"}},
+		{"text_persisted of a batch the script lacks", crashAt(&fcp.CrashPoint{Point: fcp.CrashTextPersisted, Batch: 2}), nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,3 +113,39 @@ func TestCounters(t *testing.T) {
 		t.Errorf("right counts fail %v", got)
 	}
 }
+
+// A case that crashes at a crash point hello's crash_points does not name
+// is skipped with that reason; the base three need no declaration.
+func TestExtraCrashPointsNeedDeclaring(t *testing.T) {
+	tests := []struct {
+		name     string
+		turn, st *fcp.CrashPoint
+		declared []string
+		skip     bool
+	}{
+		{"base point", &fcp.CrashPoint{Point: fcp.CrashCallsReceived}, nil, nil, false},
+		{"extra point undeclared", &fcp.CrashPoint{Point: fcp.CrashTextPersisted}, nil, nil, true},
+		{"extra point in a recover step", nil, &fcp.CrashPoint{Point: fcp.CrashToolUsePersisted, ID: "c1"}, []string{fcp.CrashTextPersisted}, true},
+		{"extra point declared", &fcp.CrashPoint{Point: fcp.CrashTextPersisted}, nil, fcp.ExtraCrashPoints(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{caps: Caps{Stateful: true}, target: freshTarget{}, ops: map[string]bool{fcp.OpRecover: true},
+				hello: fcp.Response{CrashPoints: tt.declared}}
+			c := &corpus.Case{Turn: &corpus.TurnSpec{Crash: tt.turn, Recover: []corpus.RecoverStep{{Crash: tt.st}}}}
+			why := r.durableUnsupported(c)
+			if (why != "") != tt.skip {
+				t.Fatalf("durableUnsupported = %q; want a skip: %v", why, tt.skip)
+			}
+			if tt.skip && !strings.Contains(why, "crash_points") {
+				t.Errorf("skip reason %q does not say to declare crash_points", why)
+			}
+		})
+	}
+}
+
+// freshTarget is a Target that can open fresh processes (it is never
+// asked to).
+type freshTarget struct{ Target }
+
+func (freshTarget) OpenFresh(context.Context) (Conversation, error) { return nil, nil }

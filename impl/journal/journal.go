@@ -60,7 +60,7 @@ CREATE TABLE batch (
   turn    INTEGER NOT NULL REFERENCES turn(id),
   n       INTEGER NOT NULL,  -- 1 for the turn's first batch
   text    TEXT NOT NULL,     -- the assistant text of the response
-  state   TEXT NOT NULL,     -- received, persisted, resolved, resumed
+  state   TEXT NOT NULL,     -- received, resolved, resumed (persisted: written by earlier versions, read as received)
   UNIQUE (turn, n)
 );
 CREATE TABLE call (
@@ -279,8 +279,9 @@ func (j *Journal) Received(n int, text string, calls []fcp.ModelCall) error {
 
 // Persisted records one history message in persistence order. n is the
 // batch a tool use or result belongs to (0 for user and assistant text
-// outside a batch). The first tool use of a batch marks the batch
-// persisted. It returns once the message is durable.
+// outside a batch). A crash while a batch is persisted leaves its text
+// and first tool uses in the history; Resolve completes it. It returns
+// once the message is durable.
 func (j *Journal) Persisted(n int, m fcp.Message) error {
 	if err := j.running(); err != nil {
 		return err
@@ -292,11 +293,6 @@ func (j *Journal) Persisted(n int, m fcp.Message) error {
 	defer tx.Rollback()
 	if err := j.insert(tx, n, m); err != nil {
 		return err
-	}
-	if m.Type == fcp.MessageToolUse {
-		if _, err := tx.Exec("UPDATE batch SET state = 'persisted' WHERE turn = ? AND n = ? AND state = 'received'", j.turn, n); err != nil {
-			return fmt.Errorf("journal: persisting tool use %q: %w", m.ID, err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journal: persisting a %s message: %w", m.Type, err)

@@ -61,9 +61,13 @@ func pending() []fcp.PendingCall {
 	return out
 }
 
-// record writes a turn up to a crash: the calls received, then (when
-// persisted) the text and tool uses, then the given results.
-func record(t *testing.T, j *journal.Journal, persisted bool, results ...fcp.Message) {
+// whole is the number of messages of the batch: its text and tool uses.
+var whole = 1 + len(calls)
+
+// record writes a turn up to a crash: the calls received, then the first
+// persisted messages of the batch (its text, then its tool uses), then
+// the given results.
+func record(t *testing.T, j *journal.Journal, persisted int, results ...fcp.Message) {
 	t.Helper()
 	must := func(err error) {
 		t.Helper()
@@ -74,11 +78,7 @@ func record(t *testing.T, j *journal.Journal, persisted bool, results ...fcp.Mes
 	must(j.BeginTurn(1))
 	must(j.Persisted(0, user))
 	must(j.Received(1, text.Text, calls))
-	if !persisted {
-		return
-	}
-	must(j.Persisted(1, text))
-	for _, m := range uses() {
+	for _, m := range append([]fcp.Message{text}, uses()...)[:persisted] {
 		must(j.Persisted(1, m))
 	}
 	for _, m := range results {
@@ -93,7 +93,7 @@ func TestCleanJournalOffersNothing(t *testing.T) {
 	if err != nil || rec != nil {
 		t.Fatalf("Recover of a new journal = %+v, %v; want nil, nil", rec, err)
 	}
-	record(t, j, true, result("c1", "1", false), result("c2", "bad", true), result("c3", "x", false))
+	record(t, j, whole, result("c1", "1", false), result("c2", "bad", true), result("c3", "x", false))
 	if err := j.Resuming(1); err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,10 @@ func TestCleanJournalOffersNothing(t *testing.T) {
 
 func TestRecover(t *testing.T) {
 	r1 := result("c1", "1", false)
+	interrupted := []fcp.Message{result("c1", journal.InterruptedText, true), result("c2", journal.InterruptedText, true), result("c3", journal.InterruptedText, true)}
 	tests := []struct {
 		name      string
-		persisted bool
+		persisted int // messages of the batch persisted before the crash
 		results   []fcp.Message
 		choice    string
 		// want
@@ -119,17 +120,21 @@ func TestRecover(t *testing.T) {
 		messages []fcp.Message // what Resolve writes
 		results2 []fcp.Message // the batch's results afterwards
 	}{
-		{name: "before the batch is persisted (IT-JRN-01)", persisted: false, choice: journal.ChoiceResume, prompt: true,
-			messages: append(append([]fcp.Message{text}, uses()...),
-				result("c1", journal.InterruptedText, true), result("c2", journal.InterruptedText, true), result("c3", journal.InterruptedText, true)),
-			results2: []fcp.Message{result("c1", journal.InterruptedText, true), result("c2", journal.InterruptedText, true), result("c3", journal.InterruptedText, true)}},
-		{name: "after the first result, resume", persisted: true, results: []fcp.Message{r1}, choice: journal.ChoiceResume, prompt: true,
+		{name: "before the batch is persisted (IT-JRN-01)", persisted: 0, choice: journal.ChoiceResume, prompt: true,
+			messages: append(append([]fcp.Message{text}, uses()...), interrupted...), results2: interrupted},
+		{name: "after the text (I-JRN-13)", persisted: 1, choice: journal.ChoiceResume, prompt: true,
+			messages: append(uses(), interrupted...), results2: interrupted},
+		{name: "between tool uses (I-JRN-13)", persisted: 2, choice: journal.ChoiceResume, prompt: true,
+			messages: append(uses()[1:], interrupted...), results2: interrupted},
+		{name: "after the last tool use", persisted: whole, choice: journal.ChoiceResume, prompt: true,
+			messages: interrupted, results2: interrupted},
+		{name: "after the first result, resume", persisted: whole, results: []fcp.Message{r1}, choice: journal.ChoiceResume, prompt: true,
 			messages: []fcp.Message{result("c2", journal.InterruptedText, true), result("c3", journal.InterruptedText, true)},
 			results2: []fcp.Message{r1, result("c2", journal.InterruptedText, true), result("c3", journal.InterruptedText, true)}},
-		{name: "after the first result, discard", persisted: true, results: []fcp.Message{r1}, choice: journal.ChoiceDiscard, prompt: true,
+		{name: "after the first result, discard", persisted: whole, results: []fcp.Message{r1}, choice: journal.ChoiceDiscard, prompt: true,
 			messages: []fcp.Message{result("c1", journal.DiscardedText, true), result("c2", journal.DiscardedText, true), result("c3", journal.DiscardedText, true)},
 			results2: []fcp.Message{result("c1", journal.DiscardedText, true), result("c2", journal.DiscardedText, true), result("c3", journal.DiscardedText, true)}},
-		{name: "every result in, no resume yet", persisted: true, choice: journal.ChoiceResume, prompt: false,
+		{name: "every result in, no resume yet", persisted: whole, choice: journal.ChoiceResume, prompt: false,
 			results:  []fcp.Message{r1, result("c2", "e", true), result("c3", "x", false)},
 			results2: []fcp.Message{r1, result("c2", "e", true), result("c3", "x", false)}},
 	}

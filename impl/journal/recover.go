@@ -32,12 +32,7 @@ type Recovery struct {
 	Batch *fcp.RecoveredBatch
 	// N is Batch's number in the turn (1 for the first); Batches is the
 	// number of batches the turn received.
-	N, Batches int
-	// Persisted is whether Batch's tool uses are in History; when false the
-	// crash came between receiving the calls and persisting the batch
-	// (IT-JRN-01).
-	Persisted bool
-
+	N, Batches     int
 	turn, batchRow int64
 }
 
@@ -98,7 +93,6 @@ func (j *Journal) Recover() (*Recovery, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: reading the calls of %s: %w", j.dir, err)
 	}
-	rec.Persisted = state != "received"
 	// Results in call order; a tool_result of this batch is keyed by the
 	// batch row so that an id reused by an earlier batch does not count.
 	batchResults, err := j.batchResults(rec.batchRow)
@@ -196,26 +190,27 @@ func (j *Journal) Resolve(rec *Recovery, choice string) (Resolved, error) {
 	}
 	defer tx.Rollback()
 	var out Resolved
-	if !rec.Persisted {
-		// The assistant text may have been persisted before the crash.
-		var texts int
-		if err := tx.QueryRow("SELECT count(*) FROM message WHERE batch = ? AND type = ?", rec.batchRow, fcp.MessageAssistant).Scan(&texts); err != nil {
-			return Resolved{}, fmt.Errorf("journal: resolving batch %d: %w", rec.N, err)
-		}
-		var msgs []fcp.Message
-		if texts == 0 && rec.Batch.Text != "" {
-			msgs = append(msgs, fcp.Message{Type: fcp.MessageAssistant, Text: rec.Batch.Text})
-		}
-		for _, c := range rec.Batch.Calls {
-			msgs = append(msgs, fcp.Message{Type: fcp.MessageToolUse, ID: c.ID, Name: c.Name, Args: c.Args, RawArgs: c.RawArgs})
-		}
-		for _, m := range msgs {
-			if err := j.insert(tx, rec.N, m); err != nil {
-				return Resolved{}, err
-			}
-		}
-		out.Messages = append(out.Messages, msgs...)
+	// The crash may have come before the batch was persisted in full
+	// (IT-JRN-01, I-JRN-13): its text and the first of its tool uses, in
+	// call order, may be in the history; the rest follow them.
+	var texts, uses int
+	if err := tx.QueryRow("SELECT count(*) FILTER (WHERE type = ?), count(*) FILTER (WHERE type = ?) FROM message WHERE batch = ?",
+		fcp.MessageAssistant, fcp.MessageToolUse, rec.batchRow).Scan(&texts, &uses); err != nil {
+		return Resolved{}, fmt.Errorf("journal: resolving batch %d: %w", rec.N, err)
 	}
+	var msgs []fcp.Message
+	if texts == 0 && rec.Batch.Text != "" {
+		msgs = append(msgs, fcp.Message{Type: fcp.MessageAssistant, Text: rec.Batch.Text})
+	}
+	for _, c := range rec.Batch.Calls[min(uses, len(rec.Batch.Calls)):] {
+		msgs = append(msgs, fcp.Message{Type: fcp.MessageToolUse, ID: c.ID, Name: c.Name, Args: c.Args, RawArgs: c.RawArgs})
+	}
+	for _, m := range msgs {
+		if err := j.insert(tx, rec.N, m); err != nil {
+			return Resolved{}, err
+		}
+	}
+	out.Messages = append(out.Messages, msgs...)
 	have := map[string]fcp.Message{}
 	for _, m := range rec.Batch.Results {
 		have[m.ID] = m

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/forge-conform/forge-conform/impl/executor"
@@ -140,8 +141,8 @@ func checkCrash(c *fcp.CrashPoint, recovering bool) error {
 		return nil
 	}
 	switch c.Point {
-	case fcp.CrashCallsReceived:
-	case fcp.CrashResultJournaled:
+	case fcp.CrashCallsReceived, fcp.CrashTextPersisted:
+	case fcp.CrashResultJournaled, fcp.CrashToolUsePersisted:
 		if c.ID == "" {
 			return toolerr.New(toolerr.BadArgs, "crash point %q needs the call's id", c.Point)
 		}
@@ -150,7 +151,7 @@ func checkCrash(c *fcp.CrashPoint, recovering bool) error {
 			return toolerr.New(toolerr.BadArgs, "crash point %q is for recover only", c.Point)
 		}
 	default:
-		return toolerr.New(toolerr.BadArgs, "crash point %q is unknown; use calls_received, result_journaled or resolved", c.Point)
+		return toolerr.New(toolerr.BadArgs, "crash point %q is unknown; use one of %s", c.Point, strings.Join(append(fcp.BaseCrashPoints(), fcp.ExtraCrashPoints()...), ", "))
 	}
 	return nil
 }
@@ -216,7 +217,10 @@ func (c *crashJournal) Persisted(n int, m fcp.Message) error {
 	if err := c.Journal.Persisted(n, m); err != nil {
 		return err
 	}
-	if c.at.Point == fcp.CrashResultJournaled && m.Type == fcp.MessageToolResult && m.ID == c.at.ID {
+	switch {
+	case c.at.Point == fcp.CrashResultJournaled && m.Type == fcp.MessageToolResult && m.ID == c.at.ID,
+		c.at.Point == fcp.CrashToolUsePersisted && m.Type == fcp.MessageToolUse && m.ID == c.at.ID,
+		c.at.Point == fcp.CrashTextPersisted && m.Type == fcp.MessageAssistant && n > 0 && n == max(c.at.Batch, 1):
 		c.die()
 	}
 	return nil

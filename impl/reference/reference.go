@@ -290,6 +290,7 @@ func (r *Reference) Hello() fcp.Response {
 		Tools:          r.Registry().Names(),
 		Ops:            Ops(),
 		Policies:       maps.Clone(r.policies),
+		CrashPoints:    fcp.ExtraCrashPoints(),
 	}
 }
 

@@ -118,6 +118,11 @@ type Response struct {
 	// are skipped for it (spec/PROTOCOL.md). A spec it does not name is
 	// taken at the catalog's version.
 	SRDVersions map[string]string `json:"srd_versions,omitempty"`
+	// CrashPoints (hello, optional) name the crash points the
+	// implementation honours beyond the base three of §10.2
+	// (ExtraCrashPoints): a durability case that asks for another is
+	// skipped for it.
+	CrashPoints []string `json:"crash_points,omitempty"`
 
 	OK              *bool        `json:"ok,omitempty"`
 	Content         *string      `json:"content,omitempty"`

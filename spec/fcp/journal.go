@@ -42,16 +42,38 @@ const (
 	// CrashResolved (recover only): the user's recovery choice is
 	// journaled, before the model is asked again.
 	CrashResolved = "resolved"
+	// CrashTextPersisted: the assistant text of batch Batch's response is
+	// persisted to history, before its first tool use is (FR-RES-01's
+	// step 1 done, step 2 not begun).
+	CrashTextPersisted = "text_persisted"
+	// CrashToolUsePersisted: the tool use of call ID is persisted to
+	// history, before the next message is persisted or any tool starts.
+	CrashToolUsePersisted = "tool_use_persisted"
 )
+
+// BaseCrashPoints are the crash points every implementation that declares
+// recover honours; hello's crash_points lists the others it honours
+// (ExtraCrashPoints).
+func BaseCrashPoints() []string {
+	return []string{CrashCallsReceived, CrashResultJournaled, CrashResolved}
+}
+
+// ExtraCrashPoints are the crash points an implementation honours only when
+// hello's crash_points names them: they came to PROTOCOL.md after the base
+// three, so an implementation written before them is not failed for them.
+func ExtraCrashPoints() []string {
+	return []string{CrashTextPersisted, CrashToolUsePersisted}
+}
 
 // CrashPoint asks the implementation to kill itself with SIGKILL at exactly
 // one point of a turn or recover (§10.2).
 type CrashPoint struct {
 	Point string `json:"point"`
-	// Batch, for calls_received: the batch of the turn (1 for the first;
-	// default 1).
+	// Batch, for calls_received and text_persisted: the batch of the turn
+	// (1 for the first; default 1).
 	Batch int `json:"batch,omitempty"`
-	// ID, for result_journaled: the call whose result.
+	// ID, for result_journaled and tool_use_persisted: the call whose
+	// result or tool use.
 	ID string `json:"id,omitempty"`
 }
 
