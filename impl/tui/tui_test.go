@@ -187,7 +187,7 @@ func TestGoldenScreens(t *testing.T) {
 			var b strings.Builder
 			for _, name := range u.order {
 				b.WriteString("== " + name + "\n")
-				b.WriteString(tui.Format(tui.Mask(u.shots[name])))
+				b.WriteString(format(mask(u.shots[name])))
 			}
 			checkGolden(t, filepath.Join("testdata", tc.name+".golden"), b.String())
 			for _, name := range u.order {
