@@ -126,6 +126,7 @@ run flags:
                         narrowed further by --run/--skip
   -j N                  parallel workers
   --timeout DURATION    per case (default 10s)
+  --failfast            start no case after the first that fails or errors (the rest: skipped, not run)
   --run-as USER         who runs --binary when forge-conform is root (default nobody)
   --config JSON         merged over every case's config, e.g. '{"tools":{"search_files":{"backend":"rg"}}}'
   --spec-dir DIR, --cases-dir DIR, --golden-dir DIR
@@ -177,7 +178,7 @@ type runFlags struct {
 	run, skip, policies, readings                                    multi
 	jobs                                                             int
 	timeout                                                          time.Duration
-	verbose, strict                                                  bool
+	verbose, strict, failFast                                        bool
 	goldenStrict                                                     setBool
 	// progress, when set, is told how the run goes (a terminal's line).
 	progress func(runner.Progress)
@@ -212,6 +213,7 @@ func (f *runFlags) registerShared(fs *flag.FlagSet) {
 	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately broken reference (suite self-test)")
 	fs.StringVar(&f.config, "config", "", "JSON object merged over every case's config")
 	fs.BoolVar(&f.strict, "strict", false, "warnings fail their case")
+	fs.BoolVar(&f.failFast, "failfast", false, "start no case after the first failure")
 	fs.Var(&f.policies, "policy", "policy of the built-in reference, KEY=VALUE (repeatable)")
 	fs.Var(&f.readings, "reading", "reading of the built-in reference, INTERPRETATION=NAME (repeatable; `forge-conform readings` lists them)")
 	fs.Var(&f.goldenStrict, "golden-strict", "golden differences always fail (=false: judge the reference like any other implementation)")
@@ -281,7 +283,7 @@ func (f *runFlags) options(d *data) (runner.Options, error) {
 		}
 		o.Target = t
 	}
-	o.Strict, o.GoldenStrict = f.strict, f.goldenStrict.val
+	o.Strict, o.GoldenStrict, o.FailFast = f.strict, f.goldenStrict.val, f.failFast
 	// --golden-strict=false, said explicitly, judges the reference as any
 	// other implementation would be judged.
 	o.GoldenAsOther = f.goldenStrict.set && !f.goldenStrict.val

@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forge-conform/forge-conform/conformance/check"
@@ -118,6 +119,10 @@ type Options struct {
 	// errored with one Cause (the first one, when hello failed with a
 	// protocol error), and sets Run.Stopped: 0 never stops.
 	StopAfter int
+	// FailFast starts no case after the first one that fails or errors
+	// (the cases already running finish); the others are skipped as not
+	// run. For a quick verdict (is anything broken?), not a report.
+	FailFast bool
 	// Progress, when set, is called after each selected case with the
 	// counts so far (from one goroutine at a time).
 	Progress func(Progress)
@@ -469,6 +474,7 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		}
 	}
 	var progMu sync.Mutex
+	var firstFailed atomic.Pointer[Result] // with FailFast
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < r.opts.Jobs; w++ {
@@ -481,6 +487,9 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
 				}
 				results[i] = res
+				if r.opts.FailFast && (res.Status == Failed || res.Status == Errored) {
+					firstFailed.CompareAndSwap(nil, res)
+				}
 				if r.opts.Progress != nil && !res.Unselected {
 					progMu.Lock()
 					prog.Done++
@@ -493,9 +502,15 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		}()
 	}
 	for i := range cases {
+		unselected := r.opts.Select != nil && !r.opts.Select.Match(cases[i])
 		if stop.stopped() != nil {
 			results[i] = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)",
-				Unselected: r.opts.Select != nil && !r.opts.Select.Match(cases[i])}
+				Unselected: unselected}
+			continue
+		}
+		if f := firstFailed.Load(); f != nil && !unselected {
+			results[i] = &Result{Case: cases[i], Status: Skipped,
+				Message: fmt.Sprintf("not run: --failfast stopped the run after %s %s", f.Case.FullName(), f.Status)}
 			continue
 		}
 		work <- i

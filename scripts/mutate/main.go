@@ -327,8 +327,8 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	var runs []string
 	for _, st := range h.stages {
 		switch {
-		case st.pkg != "":
-			runs = append(runs, fmt.Sprintf("%s (%s only)", st.name, st.pkg))
+		case len(st.pkgs) > 0:
+			runs = append(runs, fmt.Sprintf("%s (%s only)", st.name, strings.Join(st.pkgs, ", ")))
 		case !st.narrow:
 			runs = append(runs, st.name)
 		default:

@@ -60,10 +60,10 @@ type stage struct {
 	// (baseline finds them, into run); otherwise the whole corpus.
 	narrow bool
 	run    []string
-	// pkg scopes the stage to the mutants of one package directory (and
-	// those below it), run on globs less skips, whatever -run says; needs
-	// names a program it needs on PATH (scopedStages).
-	pkg          string
+	// pkgs scope the stage to the mutants of these package directories
+	// (and those below them), run on globs less skips, whatever -run says;
+	// needs names a program it needs on PATH (scopedStages).
+	pkgs         []string
 	globs, skips []string
 	needs        string
 	// took is how long the unmutated reference's run took (baseline): a
@@ -89,7 +89,13 @@ const (
 func allStages() []stage {
 	return append([]stage{
 		{name: "in-process", args: func(string) []string { return []string{"--golden-strict=false"} }},
-		{name: "fcp", args: func(bin string) []string { return []string{"--binary", bin + " ref", "--golden-strict=false"} }},
+		{name: "fcp", args: func(bin string) []string {
+			args := []string{"--binary", bin + " ref", "--golden-strict=false"}
+			for _, c := range complexityCases() {
+				args = append(args, "--skip", c)
+			}
+			return args
+		}},
 		{name: "policy lp1_missing_file=refuse", narrow: true, args: func(string) []string {
 			return []string{"--golden-strict=false", "--policy", "lp1_missing_file=refuse"}
 		}},
@@ -111,7 +117,7 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 	}
 	skipped := map[string]bool{} // cases no stage so far has run
 	for i, st := range allStages() {
-		if st.pkg != "" {
+		if len(st.pkgs) > 0 {
 			if !h.scoped(st) {
 				continue
 			}
@@ -236,12 +242,14 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 	defer os.Remove(rep)
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	args := append(st.args(bin), "--report-json", rep)
+	// --failfast: one failed case kills the mutant, so a killed mutant
+	// costs its first failure rather than the whole corpus.
+	args := append(st.args(bin), "--failfast", "--report-json", rep)
 	if st.narrow {
 		for _, name := range st.run {
 			args = append(args, "--run", globQuote(name))
 		}
-	} else if st.pkg != "" {
+	} else if len(st.pkgs) > 0 {
 		for _, g := range st.globs {
 			args = append(args, "--run", g)
 		}

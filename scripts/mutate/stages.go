@@ -25,7 +25,7 @@ func scopedStages() []stage {
 	backend := func(name string, skip ...string) stage {
 		return stage{
 			name:  "search_files backend " + name,
-			pkg:   "impl/tools/searchfiles",
+			pkgs:  []string{"impl/tools/searchfiles"},
 			needs: name,
 			globs: []string{"search_files/*"},
 			skips: append(append([]string{}, sfSkip...), skip...),
@@ -37,7 +37,7 @@ func scopedStages() []stage {
 	return []stage{
 		{
 			name:  "reading I-WR-03=create-new",
-			pkg:   "impl/tools/writefile",
+			pkgs:  []string{"impl/tools/writefile"},
 			globs: []string{"write_file/*"},
 			args: func(string) []string {
 				return []string{"--golden-strict=false", "--reading", "I-WR-03=create-new"}
@@ -47,7 +47,7 @@ func scopedStages() []stage {
 			// Codex's list_dir schema and argument decoding take another
 			// path under this reading (no additionalProperties: false).
 			name:  "reading I-CX-01=ignore-unknown",
-			pkg:   "impl/tools/codexlistdir",
+			pkgs:  []string{"impl/tools/codexlistdir"},
 			globs: []string{"codex_list_dir/*"},
 			args: func(string) []string {
 				return []string{"--golden-strict=false", "--reading", "I-CX-01=ignore-unknown"}
@@ -55,13 +55,47 @@ func scopedStages() []stage {
 		},
 		backend("rg"),
 		backend("ugrep", "search_files/regex-empty-matches"),
+		{
+			// The complexity cases measure a listing and a search at n and
+			// 16n entries, alone (about 9 s of the whole fcp run): only
+			// code on that path can change how the call's cost grows.
+			name:  "complexity cases",
+			pkgs:  complexityPackages(),
+			globs: complexityCases(),
+			args: func(bin string) []string {
+				return []string{"--binary", bin + " ref", "--golden-strict=false"}
+			},
+		},
 	}
+}
+
+// complexityCases are the cases of NFR-LD-PERF-02 and NFR-SF-PERF-02
+// (I-LD-20, I-SF-30); the fcp run leaves them to the complexity stage.
+func complexityCases() []string {
+	return []string{"list_directory/sort-scaling", "search_files/sort-scaling"}
+}
+
+// complexityPackages are the packages on the path the complexity cases
+// measure: the listing and the search, the file system they read, the
+// names they convert, the sandbox every entry passes, the JSON result and
+// the protocol server that writes it.
+func complexityPackages() []string {
+	return []string{"impl/tools/listdir", "impl/tools/searchfiles", "impl/fsys", "impl/lossy", "impl/sandbox",
+		"impl/canonjson", "impl/fcpserver"}
 }
 
 // judges reports whether stage st judges the mutants of the package in
 // directory rel (every stage but a scoped one judges all).
 func (st stage) judges(rel string) bool {
-	return st.pkg == "" || rel == st.pkg || strings.HasPrefix(rel, st.pkg+"/")
+	if len(st.pkgs) == 0 {
+		return true
+	}
+	for _, p := range st.pkgs {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // missing returns why st cannot run on this machine, or "".

@@ -2,10 +2,16 @@
 
 package main
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/forge-conform/forge-conform/conformance/cases"
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+)
 
 func TestStageJudges(t *testing.T) {
-	scoped := stage{pkg: "impl/tools/searchfiles"}
+	scoped := stage{pkgs: []string{"impl/tools/searchfiles"}}
 	for _, tc := range []struct {
 		st   stage
 		rel  string
@@ -18,14 +24,14 @@ func TestStageJudges(t *testing.T) {
 		{scoped, "impl/tools/writefile", false},
 	} {
 		if got := tc.st.judges(tc.rel); got != tc.want {
-			t.Errorf("stage %q judges %s = %v, want %v", tc.st.pkg, tc.rel, got, tc.want)
+			t.Errorf("stage %q judges %s = %v, want %v", tc.st.pkgs, tc.rel, got, tc.want)
 		}
 	}
 }
 
 func TestScopedStagesNeedAPackage(t *testing.T) {
 	for _, st := range scopedStages() {
-		if st.pkg == "" || len(st.globs) == 0 {
+		if len(st.pkgs) == 0 || len(st.globs) == 0 {
 			t.Errorf("scoped stage %q: give it a package and the cases it runs", st.name)
 		}
 	}
@@ -38,5 +44,26 @@ func TestScopedStagesNeedAPackage(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "reading I-WR-03=create-new" {
 		t.Errorf("scoped stages of impl/tools/writefile: %q, want the create-new reading only", got)
+	}
+}
+
+// The complexity stage runs exactly the corpus's scaling cases, which the
+// fcp run skips: a scaling case added later is not lost to both.
+func TestComplexityCasesAreTheScalingCases(t *testing.T) {
+	c, err := corpus.Load(cases.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range c.Cases {
+		if k.Scaling != nil {
+			want = append(want, k.FullName())
+		}
+	}
+	got := complexityCases()
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("complexityCases() = %q; the corpus's scaling cases are %q", got, want)
 	}
 }
