@@ -117,6 +117,7 @@ type options struct {
 	list     bool
 	verbose  bool
 	keep     bool
+	cover    bool
 	run      multi
 	keys     multi
 }
@@ -155,6 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.verbose, "v", false, "a line per mutant")
 	fs.Var(&o.keys, "key", "run this mutant (a key as the report prints it; repeatable) instead of a sample")
 	fs.Var(&o.run, "run", "only the cases matching this forge-conform --run glob (repeatable): a quicker, weaker test")
+	fs.BoolVar(&o.cover, "cover", true, "run the unmutated corpus with coverage first; a mutant no case reaches runs only the cases of killed processes")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated files and overlays; binaries are removed) and say where")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -313,7 +315,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for _, m := range all {
 		h.pkgs[m.pkg.Rel] = true
 	}
-	baseTime, err := h.baseline(ctx)
+	baseTime, err := h.baseline(ctx, o.cover)
 	if err != nil {
 		return err
 	}

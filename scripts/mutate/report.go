@@ -32,6 +32,7 @@ type PackageReport struct {
 	Run       int      `json:"run"`
 	Killed    int      `json:"killed"`
 	Survived  int      `json:"survived"`
+	Uncovered int      `json:"uncovered"`
 	Explained int      `json:"explained"`
 	NotBuilt  int      `json:"not_built"`
 	Harness   int      `json:"harness_errors"`
@@ -41,16 +42,18 @@ type PackageReport struct {
 
 // MutantReport is one sampled mutant.
 type MutantReport struct {
-	Key     string  `json:"key"`
-	Package string  `json:"package"`
-	File    string  `json:"file"`
-	Line    int     `json:"line"`
-	Diff    string  `json:"diff"`
-	Outcome string  `json:"outcome"`
-	Detail  string  `json:"detail,omitempty"`
-	Verdict string  `json:"verdict,omitempty"`
-	Reason  string  `json:"reason,omitempty"`
-	Seconds float64 `json:"seconds"`
+	Key     string `json:"key"`
+	Package string `json:"package"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Diff    string `json:"diff"`
+	Outcome string `json:"outcome"`
+	// Uncovered: a survivor whose line no case executes (-cover).
+	Uncovered bool    `json:"uncovered,omitempty"`
+	Detail    string  `json:"detail,omitempty"`
+	Verdict   string  `json:"verdict,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // StaleVerdict is a verdicts-file line that names no site any more.
@@ -76,7 +79,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts ma
 			out = NotRun
 		}
 		mr := MutantReport{Key: m.site.Key(), Package: m.pkg.Rel, File: m.site.File, Line: m.site.Line, Diff: m.site.Diff(),
-			Outcome: out, Detail: m.res.detail, Seconds: m.res.took.Round(100 * time.Millisecond).Seconds()}
+			Outcome: out, Uncovered: m.res.uncovered, Detail: m.res.detail, Seconds: m.res.took.Round(100 * time.Millisecond).Seconds()}
 		switch out {
 		case Killed:
 			pr.Run++
@@ -87,6 +90,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts ma
 		case Survived:
 			pr.Run++
 			pr.Survived++
+			pr.Uncovered += btoi(mr.Uncovered)
 			if v, ok := verdicts[mr.Key]; ok {
 				pr.Explained++
 				mr.Verdict, mr.Reason = v.Class, v.Reason
@@ -117,7 +121,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts ma
 
 func writeText(w io.Writer, rep Report, o options) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "package\tsites\tsampled\trun\tkilled\tsurvived\texplained\tnot built\tharness\tnot run\tscore\t")
+	fmt.Fprintln(tw, "package\tsites\tsampled\trun\tkilled\tsurvived\tuncovered\texplained\tnot built\tharness\tnot run\tscore\t")
 	var tot PackageReport
 	for _, p := range rep.Packages {
 		score := "-"
@@ -127,13 +131,14 @@ func writeText(w io.Writer, rep Report, o options) {
 				score += " LOW"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", p.Path, p.Sites, p.Sampled, p.Run, p.Killed,
-			p.Survived, p.Explained, p.NotBuilt, p.Harness, p.NotRun, score)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", p.Path, p.Sites, p.Sampled, p.Run, p.Killed,
+			p.Survived, p.Uncovered, p.Explained, p.NotBuilt, p.Harness, p.NotRun, score)
 		tot.Sites += p.Sites
 		tot.Sampled += p.Sampled
 		tot.Run += p.Run
 		tot.Killed += p.Killed
 		tot.Survived += p.Survived
+		tot.Uncovered += p.Uncovered
 		tot.Explained += p.Explained
 		tot.NotBuilt += p.NotBuilt
 		tot.Harness += p.Harness
@@ -143,8 +148,8 @@ func writeText(w io.Writer, rep Report, o options) {
 	if d := tot.Run - tot.Explained; d > 0 {
 		score = fmt.Sprintf("%.1f%%", 100*float64(tot.Killed)/float64(d))
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", tot.Sites, tot.Sampled, tot.Run, tot.Killed,
-		tot.Survived, tot.Explained, tot.NotBuilt, tot.Harness, tot.NotRun, score)
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", tot.Sites, tot.Sampled, tot.Run, tot.Killed,
+		tot.Survived, tot.Uncovered, tot.Explained, tot.NotBuilt, tot.Harness, tot.NotRun, score)
 	tw.Flush()
 
 	section := func(title string, keep func(MutantReport) bool, line func(MutantReport) string) {
@@ -164,7 +169,12 @@ func writeText(w io.Writer, rep Report, o options) {
 	}
 	section("survivors to kill with a case or explain in the verdicts file", func(m MutantReport) bool {
 		return m.Outcome == Survived && m.Verdict == ""
-	}, func(m MutantReport) string { return m.Diff })
+	}, func(m MutantReport) string {
+		if m.Uncovered {
+			return m.Diff + "  (no case executes this line)"
+		}
+		return m.Diff
+	})
 	if o.verbose {
 		section("explained survivors", func(m MutantReport) bool { return m.Outcome == Survived && m.Verdict != "" }, func(m MutantReport) string {
 			return m.Verdict + ": " + m.Reason
@@ -185,4 +195,11 @@ func writeText(w io.Writer, rep Report, o options) {
 		fmt.Fprintf(w, "\n%s:%d: stale verdict, no such site: %s\n", o.verdicts, s.Line, s.Key)
 	}
 	fmt.Fprintf(w, "\nseed %d, -n %d, %s\n", rep.Seed, rep.N, rep.Elapsed)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

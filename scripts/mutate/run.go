@@ -36,6 +36,8 @@ type result struct {
 	took   time.Duration
 	// cases are the cases of a passing run.
 	cases []reportCase
+	// uncovered: a survivor no case reaches (see coverage.go).
+	uncovered bool
 }
 
 // harness builds forge-conform with mutants and runs the corpus.
@@ -50,6 +52,11 @@ type harness struct {
 	pkgs map[string]bool
 	// dropped says why scoped stages were left out (a missing program).
 	dropped []string
+	// cover is what the unmutated stages executed (nil: -cover=false);
+	// lost runs the cases whose processes are killed, where coverage is
+	// lost (coverage.go).
+	cover covered
+	lost  stage
 }
 
 // stage is one forge-conform run against the reference in bin.
@@ -106,7 +113,7 @@ func allStages() []stage {
 // must pass, or no mutant's result would mean anything. A narrow stage
 // keeps the cases the stages before it skipped and it runs (none: the
 // stage is dropped). It returns the time the stages take.
-func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
+func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, error) {
 	dir := filepath.Join(h.work, "base")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return 0, err
@@ -114,6 +121,26 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 	bin := filepath.Join(dir, "forge-conform")
 	if out, err := h.build(ctx, bin, ""); err != nil {
 		return 0, fmt.Errorf("building forge-conform: %v\n%s", err, out)
+	}
+	// The first pass runs the instrumented build when coverage is asked
+	// for; the second, timed, the plain one every mutant is built like.
+	first, cdir := bin, ""
+	var env []string
+	var err error
+	if withCover {
+		first = filepath.Join(dir, "forge-conform-cover")
+		if out, err := h.buildCover(ctx, first); err != nil {
+			return 0, fmt.Errorf("building forge-conform with -cover: %v\n%s", err, out)
+		}
+		if cdir, err = coverDir(h.work); err != nil {
+			return 0, err
+		}
+		env = []string{"GOCOVERDIR=" + cdir}
+		names, err := lostCoverageCases()
+		if err != nil {
+			return 0, err
+		}
+		h.lost = stage{name: "cases of killed processes", narrow: true, run: names, args: allStages()[1].args}
 	}
 	skipped := map[string]bool{} // cases no stage so far has run
 	for i, st := range allStages() {
@@ -125,7 +152,7 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 				h.dropped = append(h.dropped, fmt.Sprintf("run %q left out: %s", st.name, why))
 				continue
 			}
-			if r := h.runStage(ctx, dir, bin, st, 30*time.Minute); r.outcome != Survived {
+			if r := h.runStage(ctx, dir, first, st, 30*time.Minute, env...); r.outcome != Survived {
 				return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first", st.name, r.outcome, r.detail)
 			}
 			h.stages = append(h.stages, st)
@@ -141,7 +168,7 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 				continue
 			}
 		}
-		r := h.runStage(ctx, dir, bin, st, 30*time.Minute)
+		r := h.runStage(ctx, dir, first, st, 30*time.Minute, env...)
 		if r.outcome != Survived {
 			return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first (go run ./cmd/forge-conform %s)",
 				st.name, r.outcome, r.detail, strings.Join(st.args("./forge-conform"), " "))
@@ -163,6 +190,11 @@ func (h *harness) baseline(ctx context.Context) (time.Duration, error) {
 			st.run = mine
 		}
 		h.stages = append(h.stages, st)
+	}
+	if withCover {
+		if h.cover, err = h.readCoverage(ctx, cdir); err != nil {
+			return 0, err
+		}
 	}
 	start := time.Now()
 	for i, st := range h.stages {
@@ -222,6 +254,13 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 		return result{outcome: NotBuilt, detail: firstLine(string(out))}
 	}
 	deadline := time.Now().Add(limit)
+	if h.cover.uncovered(&f, s) {
+		r := h.runStage(ctx, dir, bin, h.lost, min(time.Until(deadline), stageFloor))
+		if r.outcome == Survived {
+			r.uncovered = true
+		}
+		return r
+	}
 	for _, st := range h.stages {
 		if !st.judges(p.Rel) {
 			continue
@@ -237,7 +276,7 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 // runStage runs forge-conform (bin) once, in its own process group, which
 // a timeout or a stop ends: SIGTERM first, so that forge-conform removes
 // its processes and temp dirs as on ctrl+c, then SIGKILL to the group.
-func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit time.Duration) result {
+func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit time.Duration, env ...string) result {
 	rep := filepath.Join(dir, "report.json")
 	defer os.Remove(rep)
 	ctx, cancel := context.WithTimeout(ctx, limit)
@@ -263,6 +302,9 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = nil, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

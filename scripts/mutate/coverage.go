@@ -1,0 +1,127 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/cover"
+
+	"github.com/forge-conform/forge-conform/conformance/cases"
+	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/internal/mutation"
+)
+
+// Coverage: the unmutated reference's first pass over the stages runs a
+// build instrumented with -cover, so that mutate knows which statements
+// of impl/ some case executes. A mutant inside statements that none
+// executes cannot change what any case sees, except through a process the
+// runner kills: a SIGKILLed process writes no counters (the crashes of the
+// durability cases, the implementations killed from outside). So such a
+// mutant runs only the cases of killed processes (lostCoverageCases); if
+// it survives them it is reported as not covered: no case reaches its
+// line, the surest sign of a hole or of dead code.
+
+// covered holds the blocks of one coverage profile by module-relative
+// file name.
+type covered map[string][]cover.ProfileBlock
+
+// reaches reports whether a statement some case executed holds offset
+// off of src, and whether any instrumented block holds it at all (a
+// package-level declaration is in none: nothing is known of it).
+func (c covered) reaches(file string, src []byte, off int) (hit, known bool) {
+	line := 1 + strings.Count(string(src[:off]), "\n")
+	col := 1 + off - (strings.LastIndexByte(string(src[:off]), '\n') + 1)
+	for _, b := range c[file] {
+		after := line > b.StartLine || line == b.StartLine && col >= b.StartCol
+		before := line < b.EndLine || line == b.EndLine && col <= b.EndCol
+		if after && before {
+			known = true
+			if b.Count > 0 {
+				return true, true
+			}
+		}
+	}
+	return false, known
+}
+
+// uncovered reports whether no case executes the site s of file f.
+func (c covered) uncovered(f *mutation.File, s mutation.Site) bool {
+	if c == nil {
+		return false
+	}
+	hit, known := c.reaches(s.File, f.Src, s.Start)
+	return known && !hit
+}
+
+// buildCover builds ./cmd/forge-conform instrumented for coverage of the
+// module's impl/ (and the command itself: the coverage runtime writes
+// counters at exit only when the main package is instrumented).
+func (h *harness) buildCover(ctx context.Context, bin string) ([]byte, error) {
+	mod, err := exec.CommandContext(ctx, "go", "list", "-m").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	m := strings.TrimSpace(string(mod))
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-w", "-cover", "-coverpkg="+m+"/impl/...,"+m+"/cmd/forge-conform",
+		"-o", bin, "./cmd/forge-conform")
+	cmd.Dir = h.root
+	return cmd.CombinedOutput()
+}
+
+// readCoverage merges the counters in dir into one profile.
+func (h *harness) readCoverage(ctx context.Context, dir string) (covered, error) {
+	prof := filepath.Join(h.work, "cover.txt")
+	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+dir, "-o="+prof)
+	cmd.Dir = h.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go tool covdata textfmt: %v\n%s", err, out)
+	}
+	ps, err := cover.ParseProfiles(prof)
+	if err != nil {
+		return nil, fmt.Errorf("reading the coverage profile: %w", err)
+	}
+	mod, err := exec.CommandContext(ctx, "go", "list", "-m").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	prefix := strings.TrimSpace(string(mod)) + "/"
+	c := covered{}
+	for _, p := range ps {
+		c[strings.TrimPrefix(p.FileName, prefix)] = p.Blocks
+	}
+	return c, nil
+}
+
+// coverDir makes the directory the instrumented processes write their
+// counters to: forge-conform runs a --binary as nobody when root, and that
+// process writes there too.
+func coverDir(work string) (string, error) {
+	dir := filepath.Join(work, "cover")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o777) // past the umask
+}
+
+// lostCoverageCases are the cases whose implementation process is killed
+// (a crash point, a kill from outside, a process observed and ended): the
+// counters of what ran in it before are lost.
+func lostCoverageCases() ([]string, error) {
+	c, err := corpus.Load(cases.FS)
+	if err != nil {
+		return nil, fmt.Errorf("loading the corpus: %w", err)
+	}
+	var out []string
+	for _, k := range c.Cases {
+		if k.Durable() || k.Observed() {
+			out = append(out, k.FullName())
+		}
+	}
+	return out, nil
+}
