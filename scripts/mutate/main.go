@@ -34,6 +34,12 @@
 //     and ugrep backends (each dropped, said on stderr, when the program
 //     is not on PATH).
 //
+// Every run has --failfast (a killed mutant costs its first failed case).
+// Coverage (coverage.go, -cover, on by default): the unmutated stages run
+// first with a build instrumented by -cover; a mutant in statements no
+// case executes runs only the cases whose process is killed (which write
+// no counters) and, surviving them, is reported uncovered.
+//
 // Warnings (SHOULD/MAY, advice) do not kill: --strict is off, a missed
 // SHOULD is not a failure of the SRD. A mutant that does not compile is
 // discarded (the type checker refuses most before sampling; the compiler
