@@ -19,7 +19,11 @@ import (
 //     for ugrep regex-empty-matches). A backend missing from PATH drops its
 //     run, said on stderr: its translation is then not judged;
 //   - impl/tools/codexlistdir under I-CX-01=ignore-unknown: the schema
-//     without additionalProperties and the lenient decoding.
+//     without additionalProperties and the lenient decoding;
+//   - impl/tools/searchfiles with rg's tree mode (FCP/1, max_files
+//     100,000: tree.go);
+//   - impl/sandbox under its three readings (options.go);
+//   - the complexity cases, for the packages on the path they measure.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
 	backend := func(name string, skip ...string) stage {
@@ -53,8 +57,37 @@ func scopedStages() []stage {
 				return []string{"--golden-strict=false", "--reading", "I-CX-01=ignore-unknown"}
 			},
 		},
+		{
+			// The sandbox's readings (impl/sandbox/options.go): Rust
+			// globset's denied patterns, Forge's denials, control
+			// characters refused. Only a run that takes them reaches
+			// their code; the corpus passes under all three at once.
+			name:  "readings I-SBX-03=globset, I-SBX-05=forge, I-SBX-06=reject-control",
+			pkgs:  []string{"impl/sandbox"},
+			globs: []string{"*"},
+			args: func(string) []string {
+				return []string{"--golden-strict=false", "--reading", "I-SBX-03=globset", "--reading", "I-SBX-05=forge",
+					"--reading", "I-SBX-06=reject-control"}
+			},
+		},
 		backend("rg"),
 		backend("ugrep", "search_files/regex-empty-matches"),
+		{
+			// rg's tree mode (impl/tools/searchfiles/tree.go) runs only on
+			// the real filesystem (FCP/1) for a max_files of at least
+			// treeMinFiles; the cases that set max_files themselves, or
+			// break the configuration on purpose, are left out.
+			name:  "search_files backend rg, tree mode",
+			pkgs:  []string{"impl/tools/searchfiles"},
+			needs: "rg",
+			globs: []string{"search_files/*"},
+			skips: append(append([]string{}, sfSkip...), "search_files/cap-max-files-*", "search_files/max-files-config",
+				"search_files/config-bad-type", "search_files/sort-scaling"),
+			args: func(bin string) []string {
+				return []string{"--binary", bin + " ref", "--golden-strict=false", "--config",
+					`{"tools":{"search_files":{"backend":"rg","max_files":100000}}}`}
+			},
+		},
 		{
 			// The complexity cases measure a listing and a search at n and
 			// 16n entries, alone (about 9 s of the whole fcp run): only
