@@ -30,9 +30,10 @@
 //     (refuse), whose cases the default run skips;
 //  4. for the mutants of one package only, its cases where the reference
 //     takes a path the runs above never reach (scopedStages): write_file
-//     under the reading I-WR-03=create-new, and search_files with the rg
-//     and ugrep backends (each dropped, said on stderr, when the program
-//     is not on PATH).
+//     under the reading I-WR-03=create-new, the denied-pattern cases
+//     under I-SBX-03=globset, and search_files with the rg and ugrep
+//     backends (each dropped, said on stderr, when the program is not on
+//     PATH).
 //
 // Warnings (SHOULD/MAY, advice) do not kill: --strict is off, a missed
 // SHOULD is not a failure of the SRD. A mutant that does not compile is

@@ -19,7 +19,9 @@ import (
 //     for ugrep regex-empty-matches). A backend missing from PATH drops its
 //     run, said on stderr: its translation is then not judged;
 //   - impl/tools/codexlistdir under I-CX-01=ignore-unknown: the schema
-//     without additionalProperties and the lenient decoding.
+//     without additionalProperties and the lenient decoding;
+//   - impl/sandbox under I-SBX-03=globset: denied patterns read as
+//     globset does (globsetRegexp), the cases about denied patterns.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
 	backend := func(name string, skip ...string) stage {
@@ -51,6 +53,17 @@ func scopedStages() []stage {
 			globs: []string{"codex_list_dir/*"},
 			args: func(string) []string {
 				return []string{"--golden-strict=false", "--reading", "I-CX-01=ignore-unknown"}
+			},
+		},
+		{
+			// Denied patterns take globsetRegexp under this reading, not
+			// doublestar: every validated path meets the default patterns,
+			// and the denied-* cases tell what they match.
+			name:  "reading I-SBX-03=globset",
+			pkg:   "impl/sandbox",
+			globs: []string{"*/*denied*"},
+			args: func(string) []string {
+				return []string{"--golden-strict=false", "--reading", "I-SBX-03=globset"}
 			},
 		},
 		backend("rg"),
