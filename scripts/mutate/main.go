@@ -30,9 +30,11 @@
 //     (refuse), whose cases the default run skips;
 //  4. for the mutants of one package only, its cases where the reference
 //     takes a path the runs above never reach (scopedStages): write_file
-//     under the reading I-WR-03=create-new, and search_files with the rg
-//     and ugrep backends (each dropped, said on stderr, when the program
-//     is not on PATH).
+//     under the reading I-WR-03=create-new, codex_list_dir under
+//     I-CX-01=ignore-unknown, the corpus under the sandbox's three
+//     readings, search_files with the rg and ugrep backends and rg's tree
+//     mode (each dropped, said on stderr, when the program is not on
+//     PATH), and the complexity cases for the packages on their path.
 //
 // Every run has --failfast (a killed mutant costs its first failed case).
 // Coverage (coverage.go, -cover, on by default): the unmutated stages run
