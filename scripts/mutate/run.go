@@ -300,7 +300,10 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 			args = append(args, "--run", g)
 		}
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
+	// Every process of the run gets an address-space limit: a mutant
+	// that allocates without end (a loop that no longer advances) dies of
+	// it, killed, before it takes the machine's memory.
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v ` + memLimitKiB + ` && exec "$0" "$@"`, bin}, args...)...)
 	cmd.Dir = dir
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -343,6 +346,10 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 	}
 	return result{outcome: Harness, detail: fmt.Sprintf("%s: exit %d: %s", st.name, ee.ExitCode(), firstLine(errText))}
 }
+
+// memLimitKiB is the address space (ulimit -v, KiB) of each process of a
+// run: 8 GiB, several times what the reference and its Go runtime reserve.
+const memLimitKiB = "8388608"
 
 // reportCase is a case of a forge-conform JSON report.
 type reportCase struct{ Name, Status string }
