@@ -53,8 +53,9 @@ func applyPatchInvariants(in Input) []Failure {
 // lastRecorder returns the requirement that makes the read cache know file
 // after steps: FR-TOOL-PATCH-02c when a successful read_file read it (a
 // successful apply_patch since leaves it known, refreshed or not, I-AP-05);
-// "" when the steps never read it or a symlink swapped in since makes the
-// path name another file. A file changed on disk since is still known: the answer
+// "" when the steps never read it, a reset since began a fresh
+// conversation, or a symlink swapped in since makes the path name another
+// file. A file changed on disk since is still known: the answer
 // due is FR-TOOL-PATCH-02b's "changed", not "not read".
 func lastRecorder(steps []corpus.Step, file string) string {
 	file = path.Clean(file)
@@ -63,6 +64,8 @@ func lastRecorder(steps []corpus.Step, file string) string {
 		switch {
 		case s.Symlink != nil && path.Clean(s.Symlink.Path) == file:
 			id = "" // the path may now name another file
+		case s.Reset:
+			id = "" // a fresh conversation has read nothing
 		case s.Call != nil && s.ExpectError == "" && s.Call.Tool == "read_file":
 			var a struct {
 				Path string `json:"path"`

@@ -29,6 +29,8 @@ func TestApplyPatchInvariants(t *testing.T) {
 		{"never read", []corpus.Step{read("b.txt")}, notRead, nil},
 		{"changed on disk after the read", []corpus.Step{read("a.txt"), {Write: &corpus.StepWrite{Path: "a.txt", Content: "y"}}}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
 		{"a symlink swapped in after the read", []corpus.Step{read("a.txt"), {Symlink: &corpus.StepSymlink{Path: "a.txt", Target: "b.txt"}}}, notRead, nil},
+		{"read, then a fresh conversation", []corpus.Step{read("a.txt"), {Reset: true}}, notRead, nil},
+		{"a fresh conversation, then read", []corpus.Step{{Reset: true}, read("a.txt")}, notRead, []string{"tool_executor:FR-TOOL-PATCH-02c"}},
 		{"a failed read", []corpus.Step{{Call: read("a.txt").Call, ExpectError: "ExecutionFailed"}}, notRead, nil},
 		{"no file on the wire: the patch's paths", []corpus.Step{read("a.txt")},
 			&fcp.Error{Kind: "StaleFile", Message: "File was not read before patching"}, []string{"tool_executor:FR-TOOL-PATCH-02c"}},

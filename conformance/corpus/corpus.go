@@ -22,7 +22,8 @@
 //	    "requires": ["unprivileged"],       // optional: "unprivileged", "faults", "old_backend_binaries"
 //	    "before": [                         // optional, same conversation, in order
 //	      {"call": {"tool": "read_file", "args": {"path": "a.txt"}}},
-//	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}}
+//	      {"write": {"path": "a.txt", "content": "changed behind the tool's back\n"}},
+//	      {"reset": true}                   // a fresh conversation (FCP/1 reset)
 //	    ],
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
 //	    "since": "1.2",                     // optional: the SRD version that first requires it
@@ -160,7 +161,8 @@ type Case struct {
 	Expect  Expect       `json:"expect"`
 }
 
-// Step is one "before" step: exactly one of Call, Write, Remove, Symlink.
+// Step is one "before" step: exactly one of Call, Write, Remove, Symlink,
+// Reset.
 type Step struct {
 	// Call runs a tool in the case's conversation; it must succeed unless
 	// ExpectError names the kind it must fail with.
@@ -172,6 +174,10 @@ type Step struct {
 	Remove string `json:"remove,omitempty"`
 	// Symlink replaces Path with a symlink to Target on disk.
 	Symlink *StepSymlink `json:"symlink,omitempty"`
+	// Reset starts a fresh conversation (FCP/1 reset, spec/PROTOCOL.md
+	// §3.4): what the steps before it did to conversation state (a
+	// read_file's record) is forgotten; the files stay as they are.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // StepCall is a tool call of a before step.
@@ -207,10 +213,20 @@ func (c *Case) Mutates(mutating map[string]bool) bool {
 }
 
 // Stateful reports whether the case needs conversation state (calls before
-// the checked call).
+// the checked call, or a reset of it).
 func (c *Case) Stateful() bool {
 	for _, s := range c.Before {
-		if s.Call != nil {
+		if s.Call != nil || s.Reset {
+			return true
+		}
+	}
+	return false
+}
+
+// Resets reports whether a before step starts a fresh conversation.
+func (c *Case) Resets() bool {
+	for _, s := range c.Before {
+		if s.Reset {
 			return true
 		}
 	}
@@ -502,13 +518,13 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		}
 		for i, st := range k.Before {
 			n := 0
-			for _, set := range []bool{st.Call != nil, st.Write != nil, st.Remove != "", st.Symlink != nil} {
+			for _, set := range []bool{st.Call != nil, st.Write != nil, st.Remove != "", st.Symlink != nil, st.Reset} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return nil, fmt.Errorf("%s: case %q before[%d] must have exactly one of call, write, remove, symlink", name, k.Name, i)
+				return nil, fmt.Errorf("%s: case %q before[%d] must have exactly one of call, write, remove, symlink, reset", name, k.Name, i)
 			}
 		}
 		if k.Primary != "" && !slices.Contains(k.IDs, k.Primary) {

@@ -611,6 +611,10 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		res.Status, res.Message = Skipped, "needs conversation state across calls (before steps); one-shot mode has none: use --mode session"
 		return res
 	}
+	if c.Resets() && !r.ops[fcp.OpReset] {
+		res.Status, res.Message = Skipped, "a before step starts a fresh conversation (FCP/1 reset), and the implementation's hello does not declare the reset op"
+		return res
+	}
 	var layout fixture.Layout
 	disk := &layout // the fixture on disk, for the runner's own snapshots
 	if ok {

@@ -9,8 +9,9 @@ import (
 )
 
 // Line is one step of a case's conversation as the runner performs it:
-// a request sent to the implementation, or (Disk) a change the runner
-// makes on disk between two requests (a write, remove or symlink step).
+// a request sent to the implementation (a call, or a before step's reset),
+// or (Disk) a change the runner makes on disk between two requests (a
+// write, remove or symlink step).
 type Line struct {
 	Request *fcp.Request
 	Disk    *corpus.Step
@@ -60,6 +61,10 @@ func Script(c *corpus.Case, l fixture.Layout, overlay json.RawMessage) []Line {
 		if st.Call != nil {
 			req := beforeRequest(c, i, st.Call, l, config)
 			out = append(out, Line{Request: &req})
+			continue
+		}
+		if st.Reset {
+			out = append(out, Line{Request: &fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()}})
 			continue
 		}
 		st := st

@@ -74,6 +74,14 @@ func (r *Runner) before(c *corpus.Case, i int, st corpus.Step, l fixture.Layout,
 		if err != nil {
 			return fmt.Sprintf("%s remove: %v", where, err), ""
 		}
+	case st.Reset:
+		resp, _, stderr, err := exchange(fcp.Request{FCP: fcp.Version, Op: fcp.OpReset, Case: c.FullName()})
+		if err != nil {
+			return fmt.Sprintf("%s reset: %v", where, err), stderr
+		}
+		if resp.OK == nil || !*resp.OK {
+			return fmt.Sprintf("%s reset failed (%s): the case's setup must succeed", where, errText(resp)), ""
+		}
 	case st.Symlink != nil:
 		p, err := disk(st.Symlink.Path)
 		if err == nil {

@@ -215,6 +215,8 @@ func All() []Mutant {
 	ms = append(ms, holeMutants()...)
 	ms = append(ms, untestableMutants()...)
 	ms = append(ms, complexityMutants()...)
+	ms = append(ms, sessionMutants()...)
+	ms = append(ms, sanitizeMutants()...)
 	ms = append(ms, processMutants()...)
 	ms = append(ms, holes3Mutants()...)
 	ms = append(ms, mutationMutants()...)

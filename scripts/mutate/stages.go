@@ -22,7 +22,8 @@ import (
 //     without additionalProperties and the lenient decoding;
 //   - impl/tools/searchfiles with rg's tree mode (FCP/1, max_files
 //     100,000: tree.go);
-//   - impl/sandbox under its three readings (options.go);
+//   - impl/sandbox under its three readings (options.go), impl/lossy
+//     under I-LD-01=per-byte (PerByte);
 //   - the complexity cases, for the packages on the path they measure.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
@@ -68,6 +69,16 @@ func scopedStages() []stage {
 			args: func(string) []string {
 				return []string{"--golden-strict=false", "--reading", "I-SBX-03=globset", "--reading", "I-SBX-05=forge",
 					"--reading", "I-SBX-06=reject-control"}
+			},
+		},
+		{
+			// impl/lossy's per-byte conversion (PerByte) serves only this
+			// reading of ill-formed names.
+			name:  "reading I-LD-01=per-byte",
+			pkgs:  []string{"impl/lossy"},
+			globs: []string{"list_directory/*", "search_files/*", "codex_list_dir/*"},
+			args: func(string) []string {
+				return []string{"--golden-strict=false", "--reading", "I-LD-01=per-byte"}
 			},
 		},
 		backend("rg"),
