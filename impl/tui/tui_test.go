@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forge-conform/forge-conform/conformance/check"
 	"github.com/forge-conform/forge-conform/impl/executor"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tui"
@@ -187,7 +188,7 @@ func TestGoldenScreens(t *testing.T) {
 			var b strings.Builder
 			for _, name := range u.order {
 				b.WriteString("== " + name + "\n")
-				b.WriteString(format(mask(u.shots[name])))
+				b.WriteString(check.FormatScreen(check.MaskScreen(u.shots[name])))
 			}
 			checkGolden(t, filepath.Join("testdata", tc.name+".golden"), b.String())
 			for _, name := range u.order {
