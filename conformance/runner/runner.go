@@ -482,6 +482,10 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
+					results[i] = res // handed over before the failure, started after it
+					continue
+				}
 				res := r.RunCase(caseCtx, cases[i])
 				if stop.record(res) && !res.Unselected {
 					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
@@ -502,15 +506,13 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		}()
 	}
 	for i := range cases {
-		unselected := r.opts.Select != nil && !r.opts.Select.Match(cases[i])
 		if stop.stopped() != nil {
 			results[i] = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)",
-				Unselected: unselected}
+				Unselected: r.opts.Select != nil && !r.opts.Select.Match(cases[i])}
 			continue
 		}
-		if f := firstFailed.Load(); f != nil && !unselected {
-			results[i] = &Result{Case: cases[i], Status: Skipped,
-				Message: fmt.Sprintf("not run: --failfast stopped the run after %s %s", f.Case.FullName(), f.Status)}
+		if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
+			results[i] = res
 			continue
 		}
 		work <- i
@@ -529,6 +531,16 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 	run.Versions = r.versions()
 	run.Conflicts = Conflicts(r.opts.Specs, results)
 	return run
+}
+
+// failFastSkip is the result of a selected case c that FailFast does not
+// start because first failed; nil when c runs.
+func (r *Runner) failFastSkip(c *corpus.Case, first *Result) *Result {
+	if first == nil || (r.opts.Select != nil && !r.opts.Select.Match(c)) {
+		return nil
+	}
+	return &Result{Case: c, Status: Skipped,
+		Message: fmt.Sprintf("not run: --failfast stopped the run after %s %s", first.Case.FullName(), first.Status)}
 }
 
 // Conflicts lists the spec conflicts (interpretations of class conflict)
