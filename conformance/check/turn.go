@@ -165,6 +165,9 @@ func TurnExpectation(in TurnInput) []Failure {
 		bad("the turn has no final response")
 		return out
 	}
+	if (final.OK == nil || !*final.OK) && exp.Refusable {
+		return out // the configuration refused (PROTOCOL.md §3.2)
+	}
 	if final.OK == nil || !*final.OK {
 		msg := "ok:false"
 		if final.Error != nil {

@@ -180,6 +180,11 @@ type TurnExpect struct {
 	// TurnOrder, in a durability case, lists events of the first phase
 	// (the turn that crashes) that must occur in this order.
 	TurnOrder []EventMatch `json:"turn_order,omitempty"`
+	// Refusable: the case's configuration holds a value the SRD gives no
+	// meaning to, which an implementation may refuse (PROTOCOL.md §3.2),
+	// so a turn answered with an error response passes; a turn that runs
+	// is checked against the rest.
+	Refusable bool `json:"refusable,omitempty"`
 }
 
 // ResultExpect is the expected tool_result of one call. Text fields are
