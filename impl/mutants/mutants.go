@@ -222,6 +222,7 @@ func All() []Mutant {
 	ms = append(ms, mutationMutants()...)
 	ms = append(ms, cfgSF03Mutants()...)
 	ms = append(ms, timeoutMutants()...)
+	ms = append(ms, controlsOnlyMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
