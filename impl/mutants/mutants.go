@@ -223,6 +223,7 @@ func All() []Mutant {
 	ms = append(ms, cfgSF03Mutants()...)
 	ms = append(ms, timeoutMutants()...)
 	ms = append(ms, envPatternMutants()...)
+	ms = append(ms, controlsOnlyMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

@@ -1,0 +1,86 @@
+package mutants
+
+import (
+	"strings"
+
+	"github.com/forge-conform/forge-conform/impl/executor"
+	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
+	"github.com/forge-conform/forge-conform/impl/executor/truncate"
+	"github.com/forge-conform/forge-conform/impl/reference"
+	"github.com/forge-conform/forge-conform/impl/tui"
+)
+
+// controlsOnlyMutants are a sanitizer fast path that lets text made of
+// control characters alone through, a truncation that also cuts a result
+// of exactly the limit, and a TUI that keeps U+061C ARABIC LETTER MARK on
+// the screen. The first two are parts of the engine (executor.Options'
+// Stream, Results, Truncate), which no wrapper of a tool reaches; the third
+// draws with another tui.Look.Clean.
+func controlsOnlyMutants() []Mutant {
+	return []Mutant{
+		{
+			Name: "sanitize-controls-only-raw", Doc: "the sanitizer passes a chunk or result made only of control characters (no printable byte) through unchanged",
+			Specs: []string{"tool_executor"}, Run: turnRun,
+			Breaks: ids("tool_executor", "FR-OUT-02"),
+			Options: engine(executor.Options{
+				Stream:  func() executor.Sanitizer { return &controlsOnlyRaw{s: sanitize.Options{}.Stream()} },
+				Results: func(s string) string { return rawIfControlsOnly(s, sanitize.String) },
+			}),
+		},
+		{
+			Name: "truncate-at-limit", Doc: "the executor truncates a result of exactly effective_max bytes too",
+			Specs: []string{"tool_executor"}, Run: turnRun,
+			Breaks:  ids("tool_executor", "FR-OUT-04"),
+			Options: engine(executor.Options{Truncate: truncateAtLimit}),
+		},
+		{
+			Name: "tui-keeps-arabic-letter-mark", Doc: "the TUI removes every bidirectional formatting character but U+061C ARABIC LETTER MARK",
+			Specs: []string{"tool_executor"}, Run: screenCases,
+			Breaks:  ids("tool_executor", "FR-OUT-02", "NFR-SEC-05"),
+			Options: reference.Options{TUI: tui.Look{Clean: keepALM}},
+		},
+	}
+}
+
+// controlsOnly reports whether s is non-empty and every byte of it is below
+// 0x20.
+func controlsOnly(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x20 })
+}
+
+// rawIfControlsOnly returns s unchanged when it holds only control
+// characters, else clean(s).
+func rawIfControlsOnly(s string, clean func(string) string) string {
+	if controlsOnly(s) {
+		return s
+	}
+	return clean(s)
+}
+
+// controlsOnlyRaw is the reference's stream sanitizer except that a chunk
+// made only of control characters passes as it is.
+type controlsOnlyRaw struct{ s *sanitize.Stream }
+
+func (c *controlsOnlyRaw) Write(chunk string) string {
+	return rawIfControlsOnly(chunk, c.s.Write)
+}
+
+func (c *controlsOnlyRaw) Flush() string { return c.s.Flush() }
+
+// truncateAtLimit truncates results that reach effective_max, not only
+// those that exceed it.
+func truncateAtLimit(res executor.Result, max int64) string {
+	if int64(len(res.Content)) == max && max > 0 {
+		return truncate.Output(res.Content+" ", max)
+	}
+	return truncate.Output(res.Content, max)
+}
+
+// keepALM is the reference's tui.Line except that U+061C stays.
+func keepALM(s string) string {
+	parts := strings.Split(s, "\u061c")
+	for i, p := range parts {
+		parts[i] = tui.Line(p)
+	}
+	return strings.Join(parts, "\u061c")
+}
