@@ -482,6 +482,13 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				// A case handed over while the previous one still ran may
+				// follow the first failure: it is not run either.
+				if f := firstFailed.Load(); f != nil && (r.opts.Select == nil || r.opts.Select.Match(cases[i])) {
+					results[i] = &Result{Case: cases[i], Status: Skipped,
+						Message: fmt.Sprintf("not run: --failfast stopped the run after %s %s", f.Case.FullName(), f.Status)}
+					continue
+				}
 				res := r.RunCase(caseCtx, cases[i])
 				if stop.record(res) && !res.Unselected {
 					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
