@@ -17,6 +17,11 @@ var execAllowed = map[string]bool{
 	// forgelike (test-only, not the reference) runs run_command's shell
 	// command as Forge does.
 	"github.com/forge-conform/forge-conform/impl/forgelike": true,
+	// impl/mutants, the deliberately broken references (no package of the
+	// reference imports it, checked below): env-unsanitized-on-bad-pattern
+	// runs run_command's shell command itself, with the environment
+	// unsanitized.
+	"github.com/forge-conform/forge-conform/impl/mutants": true,
 	// tooltest is imported by _test.go files only (checked below): its
 	// benchmarks ask `go env GOROOT` for a corpus and run rg and find beside
 	// the tools to compare.
