@@ -59,23 +59,19 @@ func (c covered) uncovered(f *mutation.File, s mutation.Site) bool {
 	return known && !hit
 }
 
-// buildCover builds ./cmd/forge-conform instrumented for coverage of the
-// module's impl/ (and the command itself: the coverage runtime writes
+// buildCover builds ./cmd/forge-conform instrumented for coverage of
+// module m's impl/ (and the command itself: the coverage runtime writes
 // counters at exit only when the main package is instrumented).
-func (h *harness) buildCover(ctx context.Context, bin string) ([]byte, error) {
-	mod, err := exec.CommandContext(ctx, "go", "list", "-m").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go list -m: %w", err)
-	}
-	m := strings.TrimSpace(string(mod))
+func (h *harness) buildCover(ctx context.Context, bin, m string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-w", "-cover", "-coverpkg="+m+"/impl/...,"+m+"/cmd/forge-conform",
 		"-o", bin, "./cmd/forge-conform")
 	cmd.Dir = h.root
 	return cmd.CombinedOutput()
 }
 
-// readCoverage merges the counters in dir into one profile.
-func (h *harness) readCoverage(ctx context.Context, dir string) (covered, error) {
+// readCoverage merges the counters in dir into one profile, its files
+// named relative to the module mod.
+func (h *harness) readCoverage(ctx context.Context, dir, mod string) (covered, error) {
 	prof := filepath.Join(h.work, "cover.txt")
 	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+dir, "-o="+prof)
 	cmd.Dir = h.root
@@ -86,11 +82,7 @@ func (h *harness) readCoverage(ctx context.Context, dir string) (covered, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the coverage profile: %w", err)
 	}
-	mod, err := exec.CommandContext(ctx, "go", "list", "-m").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go list -m: %w", err)
-	}
-	prefix := strings.TrimSpace(string(mod)) + "/"
+	prefix := mod + "/"
 	c := covered{}
 	for _, p := range ps {
 		c[strings.TrimPrefix(p.FileName, prefix)] = p.Blocks
@@ -124,4 +116,15 @@ func lostCoverageCases() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// modulePath is the path of the main module.
+func (h *harness) modulePath(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m")
+	cmd.Dir = h.root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

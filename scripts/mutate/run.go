@@ -124,12 +124,15 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 	}
 	// The first pass runs the instrumented build when coverage is asked
 	// for; the second, timed, the plain one every mutant is built like.
-	first, cdir := bin, ""
+	first, cdir, mod := bin, "", ""
 	var env []string
 	var err error
 	if withCover {
+		if mod, err = h.modulePath(ctx); err != nil {
+			return 0, err
+		}
 		first = filepath.Join(dir, "forge-conform-cover")
-		if out, err := h.buildCover(ctx, first); err != nil {
+		if out, err := h.buildCover(ctx, first, mod); err != nil {
 			return 0, fmt.Errorf("building forge-conform with -cover: %v\n%s", err, out)
 		}
 		if cdir, err = coverDir(h.work); err != nil {
@@ -192,7 +195,7 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		h.stages = append(h.stages, st)
 	}
 	if withCover {
-		if h.cover, err = h.readCoverage(ctx, cdir); err != nil {
+		if h.cover, err = h.readCoverage(ctx, cdir, mod); err != nil {
 			return 0, err
 		}
 	}
