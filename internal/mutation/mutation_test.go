@@ -1,6 +1,8 @@
 package mutation
 
 import (
+	"github.com/google/go-cmp/cmp"
+
 	"bytes"
 	"flag"
 	"fmt"
@@ -207,10 +209,13 @@ func TestParseVerdicts(t *testing.T) {
 			`impl/x/b.go: F: if-true "a > b" -> "true" #1	srd-free	FR-X-01 leaves the order free` + "\n",
 			want: []Verdict{{Key: key, Class: Equivalent, Reason: "len(s) is never negative", Line: 3},
 				{Key: `impl/x/b.go: F: if-true "a > b" -> "true" #1`, Class: SRDFree, Reason: "FR-X-01 leaves the order free", Line: 4}}},
+		{name: "pattern", in: `impl/x/a.go: (*w).visit: if-false "err != nil" -> "false" #*  srd-free  only I/O errors` + "\n",
+			want: []Verdict{{Key: `impl/x/a.go: (*w).visit: if-false "err != nil" -> "false" #*`, Class: SRDFree, Reason: "only I/O errors", Line: 1}}},
 		{name: "no reason", in: key + "  equivalent\n", err: "test.txt:1: " + key + " has no reason"},
 		{name: "unknown class", in: key + "  harmless  it is\n", err: `test.txt:1: class "harmless"`},
 		{name: "no key", in: "equivalent because\n", err: "test.txt:1: want KEY"},
 		{name: "twice", in: key + " equivalent a\n" + key + " srd-free b\n", err: "test.txt:2: " + key + " is already judged on line 1"},
+		{name: "pattern over files", in: `impl/x/*.go: F: if-true "a" -> "true" #*  equivalent  no`, err: "test.txt:1: pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseVerdicts("test.txt", []byte(tc.in))
@@ -223,14 +228,41 @@ func TestParseVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d verdicts, want %d: %v", len(got), len(tc.want), got)
-			}
-			for _, w := range tc.want {
-				if got[w.Key] != w {
-					t.Errorf("verdict %q = %+v, want %+v", w.Key, got[w.Key], w)
-				}
+			if diff := cmp.Diff(tc.want, got.All()); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestVerdictsLookup: a site's own line wins over a pattern, patterns are
+// tried in file order, and "*" matches any text (none included).
+func TestVerdictsLookup(t *testing.T) {
+	vs, err := ParseVerdicts("v.txt", []byte(strings.Join([]string{
+		`impl/x/a.go: F: if-false "err != nil" -> "false" #2  equivalent  the second check repeats the first`,
+		`impl/x/a.go: F: if-false "err != nil" -> "false" #*  srd-free  only I/O errors`,
+		`impl/x/a.go: *: stmt-removal * #*  srd-free  log lines`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  string
+		line int
+	}{
+		{`impl/x/a.go: F: if-false "err != nil" -> "false" #2`, 1},
+		{`impl/x/a.go: F: if-false "err != nil" -> "false" #1`, 2},
+		{`impl/x/a.go: (*T).G: stmt-removal "log.Print(x)" -> "" #3`, 3},
+		{`impl/x/a.go: F: if-true "err != nil" -> "true" #1`, 0},
+		{`impl/x/b.go: F: if-false "err != nil" -> "false" #1`, 0},
+		{`impl/x/a.go: F: if-false "err != nil" -> "false" #12x`, 0},
+	} {
+		v, ok := vs.Lookup(tc.key)
+		if got := map[bool]int{true: v.Line}[ok]; got != tc.line {
+			t.Errorf("Lookup(%s): line %d, want %d", tc.key, got, tc.line)
+		}
+		if ok && !vs.Matches(v, tc.key) {
+			t.Errorf("Matches(line %d, %s) = false, though Lookup found it", v.Line, tc.key)
+		}
 	}
 }

@@ -59,7 +59,10 @@
 //
 // The verdicts file (default scripts/mutate/verdicts.txt) holds one
 // "KEY  equivalent|srd-free  REASON" per line; a line without a reason is
-// refused, a line naming no site is reported stale.
+// refused, a line naming no site is reported stale. A key holding "*" is a
+// pattern over one file's sites (mutation.Verdict): it judges a survivor no
+// line of its own names, and a killed mutant it matches is reported, since
+// the pattern then claims more than holds.
 package main
 
 import (
@@ -73,7 +76,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -247,7 +250,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if !filepath.IsAbs(vpath) {
 		vpath = filepath.Join(root, vpath)
 	}
-	verdicts := map[string]mutation.Verdict{}
+	var verdicts mutation.Verdicts
 	if raw, err := os.ReadFile(vpath); err == nil {
 		if verdicts, err = mutation.ParseVerdicts(o.verdicts, raw); err != nil {
 			return err
@@ -449,27 +452,29 @@ func byKey(pkgs []*mutation.Package, keys []string) ([]*mutant, error) {
 	return out, nil
 }
 
-// staleVerdicts are the verdicts of loaded packages that name no site.
-func staleVerdicts(pkgs []*mutation.Package, verdicts map[string]mutation.Verdict) []mutation.Verdict {
-	keys := map[string]bool{}
+// staleVerdicts are the verdicts of loaded packages that name no site: a
+// line whose key is no site's, a pattern that matches none.
+func staleVerdicts(pkgs []*mutation.Package, verdicts mutation.Verdicts) []mutation.Verdict {
 	loaded := map[string]bool{}
+	var keys []string
 	for _, p := range pkgs {
 		for name := range p.Files {
 			loaded[name] = true
 		}
 		for _, s := range p.Sites {
-			keys[s.Key()] = true
+			keys = append(keys, s.Key())
 		}
 	}
 	var out []mutation.Verdict
-	for k, v := range verdicts {
-		file, _, _ := strings.Cut(k, ": ")
-		if keys[k] || (!loaded[file] && !isPackageFile(pkgs, file)) {
+	for _, v := range verdicts.All() {
+		file, _, _ := strings.Cut(v.Key, ": ")
+		if !loaded[file] && !isPackageFile(pkgs, file) {
 			continue
 		}
-		out = append(out, v)
+		if !slices.ContainsFunc(keys, func(k string) bool { return verdicts.Matches(v, k) }) {
+			out = append(out, v)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }
 

@@ -49,11 +49,15 @@ type MutantReport struct {
 	Diff    string `json:"diff"`
 	Outcome string `json:"outcome"`
 	// Uncovered: a survivor whose line no case executes (-cover).
-	Uncovered bool    `json:"uncovered,omitempty"`
-	Detail    string  `json:"detail,omitempty"`
-	Verdict   string  `json:"verdict,omitempty"`
-	Reason    string  `json:"reason,omitempty"`
-	Seconds   float64 `json:"seconds"`
+	Uncovered bool   `json:"uncovered,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+	Verdict   string `json:"verdict,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// VerdictLine is the verdicts-file line that judges it; Pattern, when
+	// that line is a pattern.
+	VerdictLine int     `json:"verdict_line,omitempty"`
+	Pattern     bool    `json:"pattern,omitempty"`
+	Seconds     float64 `json:"seconds"`
 }
 
 // StaleVerdict is a verdicts-file line that names no site any more.
@@ -62,7 +66,7 @@ type StaleVerdict struct {
 	Key  string `json:"key"`
 }
 
-func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts map[string]mutation.Verdict, stale []mutation.Verdict, took time.Duration) Report {
+func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mutation.Verdicts, stale []mutation.Verdict, took time.Duration) Report {
 	rep := Report{Seed: o.seed, N: o.n, Elapsed: took.Round(time.Second).String()}
 	byPkg := map[string]*PackageReport{}
 	for _, p := range pkgs {
@@ -84,16 +88,16 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts ma
 		case Killed:
 			pr.Run++
 			pr.Killed++
-			if v, ok := verdicts[mr.Key]; ok {
-				mr.Verdict, mr.Reason = v.Class, v.Reason
+			if v, ok := verdicts.Lookup(mr.Key); ok {
+				mr.Verdict, mr.Reason, mr.VerdictLine, mr.Pattern = v.Class, v.Reason, v.Line, v.Pattern()
 			}
 		case Survived:
 			pr.Run++
 			pr.Survived++
 			pr.Uncovered += btoi(mr.Uncovered)
-			if v, ok := verdicts[mr.Key]; ok {
+			if v, ok := verdicts.Lookup(mr.Key); ok {
 				pr.Explained++
-				mr.Verdict, mr.Reason = v.Class, v.Reason
+				mr.Verdict, mr.Reason, mr.VerdictLine, mr.Pattern = v.Class, v.Reason, v.Line, v.Pattern()
 			}
 		case NotBuilt:
 			pr.NotBuilt++
@@ -177,7 +181,11 @@ func writeText(w io.Writer, rep Report, o options) {
 	})
 	if o.verbose {
 		section("explained survivors", func(m MutantReport) bool { return m.Outcome == Survived && m.Verdict != "" }, func(m MutantReport) string {
-			return m.Verdict + ": " + m.Reason
+			by := ""
+			if m.Pattern {
+				by = fmt.Sprintf(" (pattern, line %d)", m.VerdictLine)
+			}
+			return m.Verdict + by + ": " + m.Reason
 		})
 	}
 	section("harness errors (not counted)", func(m MutantReport) bool { return m.Outcome == Harness }, func(m MutantReport) string {
@@ -187,7 +195,10 @@ func writeText(w io.Writer, rep Report, o options) {
 		return m.Diff
 	})
 	for _, m := range rep.Mutants {
-		if m.Outcome == Killed && m.Verdict != "" {
+		switch {
+		case m.Outcome == Killed && m.Pattern:
+			fmt.Fprintf(w, "\n%s: killed, yet the pattern on line %d calls mutants of its shape %s: narrow the pattern, or name this site's exception in its reason\n", m.Key, m.VerdictLine, m.Verdict)
+		case m.Outcome == Killed && m.Verdict != "":
 			fmt.Fprintf(w, "\n%s: killed, yet the verdicts file calls it %s: remove that line\n", m.Key, m.Verdict)
 		}
 	}

@@ -1,0 +1,133 @@
+package mutation
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Verdict explains a survivor: a line "KEY  CLASS  REASON" of a verdicts
+// file. A key holding "*" is a pattern: "*" stands for any text, so one
+// line judges every site of a shape (all the ordinals of one mutation in a
+// function, "#*", or every mutation of one kind there). The file part of a
+// pattern is literal: a pattern never spans files.
+type Verdict struct {
+	Key, Class, Reason string
+	Line               int
+}
+
+// Pattern says whether the verdict's key is a pattern.
+func (v Verdict) Pattern() bool { return strings.Contains(v.Key, "*") }
+
+// Verdicts are a verdicts file read: the lines naming one site, and the
+// patterns, tried in file order when no line names a site.
+type Verdicts struct {
+	exact    map[string]Verdict
+	patterns []pattern
+}
+
+type pattern struct {
+	Verdict
+	re *regexp.Regexp
+}
+
+// Lookup returns the verdict of a site's key: its own line, or else the
+// first pattern that matches it.
+func (vs Verdicts) Lookup(key string) (Verdict, bool) {
+	if v, ok := vs.exact[key]; ok {
+		return v, true
+	}
+	for _, p := range vs.patterns {
+		if p.re.MatchString(key) {
+			return p.Verdict, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// Matches says whether verdict v judges key (its own key, or a pattern
+// that matches it).
+func (vs Verdicts) Matches(v Verdict, key string) bool {
+	if !v.Pattern() {
+		return v.Key == key
+	}
+	for _, p := range vs.patterns {
+		if p.Line == v.Line {
+			return p.re.MatchString(key)
+		}
+	}
+	return false
+}
+
+// All returns every verdict, in file order.
+func (vs Verdicts) All() []Verdict {
+	out := make([]Verdict, 0, len(vs.exact)+len(vs.patterns))
+	for _, v := range vs.exact {
+		out = append(out, v)
+	}
+	for _, p := range vs.patterns {
+		out = append(out, p.Verdict)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// Len is the number of lines.
+func (vs Verdicts) Len() int { return len(vs.exact) + len(vs.patterns) }
+
+var verdictLine = regexp.MustCompile(`^(.*?["*] #(?:\d+|\*))\s+(\S+)\s*(.*)$`)
+
+// ParseVerdicts reads a verdicts file: one "KEY  equivalent|srd-free
+// REASON" per line, blank lines and lines starting with "#" ignored. A line
+// without a reason, with another class, a key given twice or a pattern
+// whose file part is not literal is an error naming the line.
+func ParseVerdicts(name string, data []byte) (Verdicts, error) {
+	vs := Verdicts{exact: map[string]Verdict{}}
+	seen := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		m := verdictLine.FindStringSubmatch(line)
+		if m == nil {
+			return Verdicts{}, fmt.Errorf("%s:%d: want KEY (ending in #N, or #* in a pattern) CLASS REASON", name, n)
+		}
+		v := Verdict{Key: m[1], Class: m[2], Reason: strings.TrimSpace(m[3]), Line: n}
+		if v.Class != Equivalent && v.Class != SRDFree {
+			return Verdicts{}, fmt.Errorf("%s:%d: class %q: want %s or %s", name, n, v.Class, Equivalent, SRDFree)
+		}
+		if v.Reason == "" {
+			return Verdicts{}, fmt.Errorf("%s:%d: %s has no reason: say why the mutant is %s (the SRD sentence, or why behaviour is the same)", name, n, v.Key, v.Class)
+		}
+		if prev, ok := seen[v.Key]; ok {
+			return Verdicts{}, fmt.Errorf("%s:%d: %s is already judged on line %d", name, n, v.Key, prev)
+		}
+		seen[v.Key] = n
+		if !v.Pattern() {
+			vs.exact[v.Key] = v
+			continue
+		}
+		file, _, _ := strings.Cut(v.Key, ": ")
+		if strings.Contains(file, "*") || !strings.Contains(v.Key, ": ") {
+			return Verdicts{}, fmt.Errorf("%s:%d: pattern %s: name its file literally (a pattern judges sites of one file)", name, n, v.Key)
+		}
+		// A final "#*" stands for an ordinal, any other "*" for any text.
+		body, ordinal := strings.CutSuffix(v.Key, "#*")
+		parts := strings.Split(body, "*")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		expr := "^" + strings.Join(parts, ".*")
+		if ordinal {
+			expr += `#\d+`
+		}
+		vs.patterns = append(vs.patterns, pattern{v, regexp.MustCompile(expr + "$")})
+	}
+	return vs, sc.Err()
+}
