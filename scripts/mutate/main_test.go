@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +31,19 @@ func TestEndToEnd(t *testing.T) {
 	if err := os.WriteFile(verdicts, []byte("# none\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "forge-mutate-*"))
+	// A temp dir of the test's own, so another mutate run on the machine
+	// does not look like a work directory left behind. forge-conform runs
+	// the --binary as nobody when root: nobody must reach the binaries.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(dir, "report.json")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
@@ -61,11 +72,8 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout.String(), "impl/executor/truncate") {
 		t.Errorf("the text report names no package:\n%s", stdout.String())
 	}
-	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "forge-mutate-*"))
-	for _, d := range after {
-		if !slices.Contains(before, d) {
-			t.Errorf("work directory left behind: %s", d)
-		}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "forge-mutate-*")); len(left) > 0 {
+		t.Errorf("work directory left behind: %s", left)
 	}
 }
 
