@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the sample")
-	fs.IntVar(&o.n, "n", 8, "mutants per package (0: all)")
+	fs.IntVar(&o.n, "n", 3, "mutants per package (0: all); 3 fits -budget on 2 cores")
 	fs.StringVar(&o.pkg, "pkg", "", "only packages whose directory (impl/...) matches this regexp")
 	fs.IntVar(&o.jobs, "j", 2, "mutants at a time")
 	fs.DurationVar(&o.budget, "budget", 14*time.Minute, "start no mutant after this long (0: no limit)")
