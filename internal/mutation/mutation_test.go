@@ -215,7 +215,7 @@ func TestParseVerdicts(t *testing.T) {
 		{name: "unknown class", in: key + "  harmless  it is\n", err: `test.txt:1: class "harmless"`},
 		{name: "no key", in: "equivalent because\n", err: "test.txt:1: want KEY"},
 		{name: "twice", in: key + " equivalent a\n" + key + " srd-free b\n", err: "test.txt:2: " + key + " is already judged on line 1"},
-		{name: "pattern over files", in: `impl/x/*.go: F: if-true "a" -> "true" #*  equivalent  no`, err: "test.txt:1: pattern"},
+		{name: "pattern over files", in: `*: F: if-true "a" -> "true" #*  equivalent  no`, err: "test.txt:1: pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseVerdicts("test.txt", []byte(tc.in))
@@ -236,12 +236,15 @@ func TestParseVerdicts(t *testing.T) {
 }
 
 // TestVerdictsLookup: a site's own line wins over a pattern, patterns are
-// tried in file order, and "*" matches any text (none included).
+// tried in file order, a "*" word matches any text (none included), and
+// the "*" of a receiver or of quoted code is itself.
 func TestVerdictsLookup(t *testing.T) {
 	vs, err := ParseVerdicts("v.txt", []byte(strings.Join([]string{
 		`impl/x/a.go: F: if-false "err != nil" -> "false" #2  equivalent  the second check repeats the first`,
 		`impl/x/a.go: F: if-false "err != nil" -> "false" #*  srd-free  only I/O errors`,
 		`impl/x/a.go: *: stmt-removal * #*  srd-free  log lines`,
+		`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #1  equivalent  b is 1`,
+		`impl/x/a.go: (*T).M: * #*  srd-free  all look`,
 	}, "\n")))
 	if err != nil {
 		t.Fatal(err)
@@ -256,6 +259,10 @@ func TestVerdictsLookup(t *testing.T) {
 		{`impl/x/a.go: F: if-true "err != nil" -> "true" #1`, 0},
 		{`impl/x/b.go: F: if-false "err != nil" -> "false" #1`, 0},
 		{`impl/x/a.go: F: if-false "err != nil" -> "false" #12x`, 0},
+		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #1`, 4},
+		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #2`, 5},
+		{`impl/x/a.go: (*T).N: arith "a * b" -> "a / b" #1`, 0},
+		{`impl/x/a.go: (XT).M: if-true "x" -> "true" #1`, 0},
 	} {
 		v, ok := vs.Lookup(tc.key)
 		if got := map[bool]int{true: v.Line}[ok]; got != tc.line {

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // Verdict explains a survivor: a line "KEY  CLASS  REASON" of a verdicts
-// file. A key holding "*" is a pattern: "*" stands for any text, so one
-// line judges every site of a shape (all the ordinals of one mutation in a
-// function, "#*", or every mutation of one kind there). The file part of a
+// file. A key with a wildcard is a pattern, so that one line judges every
+// site of a shape: a final "#*" stands for any ordinal (every occurrence of
+// one mutation in a function), and a "*" that is a word of its own outside
+// the quoted texts (between spaces, or before the ": " after a function)
+// for any text ("rule: * #*", every mutation of one function). Any other
+// "*", as in "(*T).M" or a quoted "a * b", is itself. The file part of a
 // pattern is literal: a pattern never spans files.
 type Verdict struct {
 	Key, Class, Reason string
@@ -20,7 +24,36 @@ type Verdict struct {
 }
 
 // Pattern says whether the verdict's key is a pattern.
-func (v Verdict) Pattern() bool { return strings.Contains(v.Key, "*") }
+func (v Verdict) Pattern() bool {
+	parts, ordinal := splitPattern(v.Key)
+	return ordinal || len(parts) > 1
+}
+
+// splitPattern cuts a key at its "*" wildcards (see Verdict) into the
+// literal texts between them, and says whether it ends in "#*".
+func splitPattern(key string) (literals []string, ordinal bool) {
+	body, ordinal := strings.CutSuffix(key, "#*")
+	var cur strings.Builder
+	for i := 0; i < len(body); {
+		switch c := body[i]; {
+		case c == '"':
+			q, err := strconv.QuotedPrefix(body[i:])
+			if err != nil {
+				q = body[i:] // not a quoted text: the rest is literal
+			}
+			cur.WriteString(q)
+			i += len(q)
+		case c == '*' && (i == 0 || body[i-1] == ' ') && (i+1 == len(body) || body[i+1] == ' ' || body[i+1] == ':'):
+			literals = append(literals, cur.String())
+			cur.Reset()
+			i++
+		default:
+			cur.WriteByte(c)
+			i++
+		}
+	}
+	return append(literals, cur.String()), ordinal
+}
 
 // Verdicts are a verdicts file read: the lines naming one site, and the
 // patterns, tried in file order when no line names a site.
@@ -113,17 +146,14 @@ func ParseVerdicts(name string, data []byte) (Verdicts, error) {
 			vs.exact[v.Key] = v
 			continue
 		}
-		file, _, _ := strings.Cut(v.Key, ": ")
-		if strings.Contains(file, "*") || !strings.Contains(v.Key, ": ") {
+		literals, ordinal := splitPattern(v.Key)
+		if file, _, ok := strings.Cut(v.Key, ": "); !ok || !strings.HasPrefix(literals[0], file+": ") {
 			return Verdicts{}, fmt.Errorf("%s:%d: pattern %s: name its file literally (a pattern judges sites of one file)", name, n, v.Key)
 		}
-		// A final "#*" stands for an ordinal, any other "*" for any text.
-		body, ordinal := strings.CutSuffix(v.Key, "#*")
-		parts := strings.Split(body, "*")
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
+		for i := range literals {
+			literals[i] = regexp.QuoteMeta(literals[i])
 		}
-		expr := "^" + strings.Join(parts, ".*")
+		expr := "^" + strings.Join(literals, ".*")
 		if ordinal {
 			expr += `#\d+`
 		}

@@ -59,8 +59,8 @@
 //
 // The verdicts file (default scripts/mutate/verdicts.txt) holds one
 // "KEY  equivalent|srd-free  REASON" per line; a line without a reason is
-// refused, a line naming no site is reported stale. A key holding "*" is a
-// pattern over one file's sites (mutation.Verdict): it judges a survivor no
+// refused, a line naming no site is reported stale. A key with a wildcard
+// is a pattern over one file's sites (mutation.Verdict): it judges a survivor no
 // line of its own names, and a killed mutant it matches is reported, since
 // the pattern then claims more than holds.
 package main
