@@ -72,6 +72,9 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout.String(), "impl/executor/truncate") {
 		t.Errorf("the text report names no package:\n%s", stdout.String())
 	}
+	if rep.Judged.Sites == 0 || !strings.Contains(stdout.String(), "verdicts judge 0 of the") {
+		t.Errorf("the report does not count the sites judged in advance (none, with an empty verdicts file): %+v\n%s", rep.Judged, stdout.String())
+	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "forge-mutate-*")); len(left) > 0 {
 		t.Errorf("work directory left behind: %s", left)
 	}

@@ -14,13 +14,16 @@ import (
 
 // Report is the outcome of a run (-json writes it).
 type Report struct {
-	Seed          int64           `json:"seed"`
-	N             int             `json:"n"`
-	Elapsed       string          `json:"elapsed"`
-	Packages      []PackageReport `json:"packages"`
-	Mutants       []MutantReport  `json:"mutants"`
-	Stale         []StaleVerdict  `json:"stale_verdicts,omitempty"`
-	HarnessErrors int             `json:"harness_errors"`
+	Seed     int64           `json:"seed"`
+	N        int             `json:"n"`
+	Elapsed  string          `json:"elapsed"`
+	Packages []PackageReport `json:"packages"`
+	Mutants  []MutantReport  `json:"mutants"`
+	Stale    []StaleVerdict  `json:"stale_verdicts,omitempty"`
+	// Judged counts the sites of the loaded packages a verdict judges in
+	// advance: by a line of their own, by a pattern.
+	Judged        Judged `json:"judged"`
+	HarnessErrors int    `json:"harness_errors"`
 }
 
 // PackageReport counts one package's mutants. Score is killed / (run -
@@ -58,6 +61,15 @@ type MutantReport struct {
 	VerdictLine int     `json:"verdict_line,omitempty"`
 	Pattern     bool    `json:"pattern,omitempty"`
 	Seconds     float64 `json:"seconds"`
+}
+
+// Judged counts sites with a verdict, whether or not they were sampled.
+type Judged struct {
+	Sites    int `json:"sites"`
+	ByLine   int `json:"by_line"`
+	Patterns int `json:"patterns"`
+	// ByPattern are the sites only a pattern judges.
+	ByPattern int `json:"by_pattern"`
 }
 
 // StaleVerdict is a verdicts-file line that names no site any more.
@@ -118,6 +130,18 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mu
 	}
 	for _, v := range stale {
 		rep.Stale = append(rep.Stale, StaleVerdict{Line: v.Line, Key: v.Key})
+	}
+	for _, v := range verdicts.All() {
+		rep.Judged.Patterns += btoi(v.Pattern())
+	}
+	for _, p := range pkgs {
+		for _, site := range p.Sites {
+			rep.Judged.Sites++
+			if v, ok := verdicts.Lookup(site.Key()); ok {
+				rep.Judged.ByLine += btoi(!v.Pattern())
+				rep.Judged.ByPattern += btoi(v.Pattern())
+			}
+		}
 	}
 	sort.SliceStable(rep.Mutants, func(i, j int) bool { return rep.Mutants[i].Key < rep.Mutants[j].Key })
 	return rep
@@ -205,7 +229,10 @@ func writeText(w io.Writer, rep Report, o options) {
 	for _, s := range rep.Stale {
 		fmt.Fprintf(w, "\n%s:%d: stale verdict, no such site: %s\n", o.verdicts, s.Line, s.Key)
 	}
-	fmt.Fprintf(w, "\nseed %d, -n %d, %s\n", rep.Seed, rep.N, rep.Elapsed)
+	j := rep.Judged
+	fmt.Fprintf(w, "\nverdicts judge %d of the %d sites in advance: %d by a line of their own, %d by one of %d patterns\n",
+		j.ByLine+j.ByPattern, j.Sites, j.ByLine, j.ByPattern, j.Patterns)
+	fmt.Fprintf(w, "seed %d, -n %d, %s\n", rep.Seed, rep.N, rep.Elapsed)
 }
 
 func btoi(b bool) int {
