@@ -10,6 +10,8 @@
 //	go run ./scripts/mutate [-seed N] [-n N] [-pkg REGEXP] [-j N] [-budget D]
 //	                        [-timeout D] [-verdicts FILE] [-json FILE] [-min P] [-run GLOB] [-list] [-v]
 //	go run ./scripts/mutate -key KEY [-key KEY...]   (those mutants only: is a survivor killed now?)
+//	go run ./scripts/mutate -judged [-seed N] [-n N]  (a sample of sites the verdicts judge in advance:
+//	                                                   each should survive; a killed one is a verdict to narrow)
 //
 // A mutant is killed when a run fails a case (exit 1), stops because the
 // implementation cannot answer, crashes, or passes its time limit (the
@@ -129,6 +131,7 @@ type options struct {
 	verbose  bool
 	keep     bool
 	cover    bool
+	judged   bool
 	run      multi
 	keys     multi
 }
@@ -168,6 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&o.keys, "key", "run this mutant (a key as the report prints it; repeatable) instead of a sample")
 	fs.Var(&o.run, "run", "only the cases matching this forge-conform --run glob (repeatable): a quicker, weaker test")
 	fs.BoolVar(&o.cover, "cover", true, "run the unmutated corpus with coverage first; a mutant no case reaches runs only the cases of killed processes")
+	fs.BoolVar(&o.judged, "judged", false, "sample only sites the verdicts file judges in advance (a line or a pattern): each should survive, and a killed one shows a verdict that claims too much")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated files and overlays; binaries are removed) and say where")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -195,11 +199,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-type lowScore struct{ pkgs []string }
+// lowScore is a run whose result fails (exit 1): a package under -min,
+// or with -judged a verdict that a killed mutant contradicts.
+type lowScore struct{ msg string }
 
-func (l lowScore) Error() string {
-	return "under -min: " + strings.Join(l.pkgs, ", ") + " (kill the survivors with cases, or explain them in the verdicts file)"
-}
+func (l lowScore) Error() string { return l.msg }
 
 // moduleRoot is the directory of the main module's go.mod.
 func moduleRoot(ctx context.Context) (string, error) {
@@ -280,7 +284,15 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			n = len(p.Sites)
 		}
 		var ms []*mutant
-		for _, s := range mutation.Sample(p.Sites, o.seed, n, func(s mutation.Site) bool { return p.Check(s) == nil }) {
+		accept := func(s mutation.Site) bool {
+			if o.judged {
+				if _, ok := verdicts.Lookup(s.Key()); !ok {
+					return false
+				}
+			}
+			return p.Check(s) == nil
+		}
+		for _, s := range mutation.Sample(p.Sites, o.seed, n, accept) {
 			ms = append(ms, &mutant{pkg: p, site: s})
 		}
 		perPkg = append(perPkg, ms)
@@ -412,6 +424,18 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if rep.HarnessErrors > 0 {
 		return fmt.Errorf("%d mutants met a harness error (listed above): the scores leave them out", rep.HarnessErrors)
 	}
+	if o.judged {
+		var wrong []string
+		for _, m := range rep.Mutants {
+			if m.Outcome == Killed && m.Verdict != "" {
+				wrong = append(wrong, fmt.Sprintf("%s:%d", o.verdicts, m.VerdictLine))
+			}
+		}
+		if len(wrong) > 0 {
+			return lowScore{msg: fmt.Sprintf("%d mutants judged in advance were killed (%s): narrow or remove those verdicts", len(wrong), strings.Join(wrong, ", "))}
+		}
+		return nil
+	}
 	var low []string
 	for _, p := range rep.Packages {
 		if p.Score != nil && *p.Score < o.min {
@@ -419,7 +443,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(low) > 0 {
-		return lowScore{low}
+		return lowScore{msg: "under -min: " + strings.Join(low, ", ") + " (kill the survivors with cases, or explain them in the verdicts file)"}
 	}
 	return nil
 }

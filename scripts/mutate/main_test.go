@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,38 @@ func TestVerdictsFile(t *testing.T) {
 	}
 	for _, v := range staleVerdicts(pkgs, verdicts) {
 		t.Errorf("verdicts.txt:%d: no such mutant (the code changed: judge the new mutant or remove the line): %s", v.Line, v.Key)
+	}
+}
+
+// TestJudgedSample: -judged samples only the sites a verdict judges in
+// advance, by its own line or by a pattern.
+func TestJudgedSample(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: mutate runs go list")
+	}
+	verdicts := filepath.Join(t.TempDir(), "verdicts.txt")
+	lines := `impl/executor/truncate/truncate.go: Output: cond-boundary "<=" -> "<" #1  equivalent  a line of its own` + "\n" +
+		`impl/executor/truncate/truncate.go: Output: incdec * #*  srd-free  a pattern` + "\n"
+	if err := os.WriteFile(verdicts, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-verdicts", verdicts, "-judged", "-n", "0", "-list"}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var keys []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(l, "impl/") {
+			keys = append(keys, l)
+		}
+	}
+	if len(keys) < 2 || !slices.Contains(keys, `impl/executor/truncate/truncate.go: Output: cond-boundary "<=" -> "<" #1`) {
+		t.Fatalf("sampled %q: want the judged line's site and the pattern's", keys)
+	}
+	for _, k := range keys {
+		if !strings.Contains(k, `cond-boundary "<=" -> "<" #1`) && !strings.Contains(k, ": incdec ") {
+			t.Errorf("sampled %s, which no verdict judges", k)
+		}
 	}
 }
