@@ -236,8 +236,8 @@ func TestParseVerdicts(t *testing.T) {
 }
 
 // TestVerdictsLookup: a site's own line wins over a pattern, patterns are
-// tried in file order, a "*" word matches any text (none included), and
-// the "*" of a receiver or of quoted code is itself.
+// tried in file order, a "*" matches any text (none included), and the
+// "*" of a receiver or of quoted code is itself.
 func TestVerdictsLookup(t *testing.T) {
 	vs, err := ParseVerdicts("v.txt", []byte(strings.Join([]string{
 		`impl/x/a.go: F: if-false "err != nil" -> "false" #2  equivalent  the second check repeats the first`,
@@ -245,6 +245,7 @@ func TestVerdictsLookup(t *testing.T) {
 		`impl/x/a.go: *: stmt-removal * #*  srd-free  log lines`,
 		`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #1  equivalent  b is 1`,
 		`impl/x/a.go: (*T).M: * #*  srd-free  all look`,
+		`impl/x/a.go: G: if-* "ok" -> * #*  srd-free  ok is only a hint`,
 	}, "\n")))
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +264,9 @@ func TestVerdictsLookup(t *testing.T) {
 		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #2`, 5},
 		{`impl/x/a.go: (*T).N: arith "a * b" -> "a / b" #1`, 0},
 		{`impl/x/a.go: (XT).M: if-true "x" -> "true" #1`, 0},
+		{`impl/x/a.go: G: if-false "ok" -> "false" #2`, 6},
+		{`impl/x/a.go: G: if-true "ok" -> "true" #1`, 6},
+		{`impl/x/a.go: G: if-true "!ok" -> "true" #1`, 0},
 	} {
 		v, ok := vs.Lookup(tc.key)
 		if got := map[bool]int{true: v.Line}[ok]; got != tc.line {

@@ -13,11 +13,11 @@ import (
 // Verdict explains a survivor: a line "KEY  CLASS  REASON" of a verdicts
 // file. A key with a wildcard is a pattern, so that one line judges every
 // site of a shape: a final "#*" stands for any ordinal (every occurrence of
-// one mutation in a function), and a "*" that is a word of its own outside
-// the quoted texts (between spaces, or before the ": " after a function)
-// for any text ("rule: * #*", every mutation of one function). Any other
-// "*", as in "(*T).M" or a quoted "a * b", is itself. The file part of a
-// pattern is literal: a pattern never spans files.
+// one mutation in a function), and any other "*" outside the quoted texts
+// for any text ("rule: * #*", every mutation of one function; "if-*" both
+// if-true and if-false), but for the "*" of a pointer receiver, "(*T).M",
+// and those inside quoted code ("a * b"), which are themselves. The file
+// part of a pattern is literal: a pattern never spans files.
 type Verdict struct {
 	Key, Class, Reason string
 	Line               int
@@ -43,7 +43,7 @@ func splitPattern(key string) (literals []string, ordinal bool) {
 			}
 			cur.WriteString(q)
 			i += len(q)
-		case c == '*' && (i == 0 || body[i-1] == ' ') && (i+1 == len(body) || body[i+1] == ' ' || body[i+1] == ':'):
+		case c == '*' && (i == 0 || body[i-1] != '('):
 			literals = append(literals, cur.String())
 			cur.Reset()
 			i++
