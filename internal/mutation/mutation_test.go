@@ -236,16 +236,18 @@ func TestParseVerdicts(t *testing.T) {
 }
 
 // TestVerdictsLookup: a site's own line wins over a pattern, patterns are
-// tried in file order, a "*" matches any text (none included), and the
-// "*" of a receiver or of quoted code is itself.
+// tried in file order, a "*" matches any text (none included), and a "*"
+// right after "(" is itself.
 func TestVerdictsLookup(t *testing.T) {
 	vs, err := ParseVerdicts("v.txt", []byte(strings.Join([]string{
 		`impl/x/a.go: F: if-false "err != nil" -> "false" #2  equivalent  the second check repeats the first`,
 		`impl/x/a.go: F: if-false "err != nil" -> "false" #*  srd-free  only I/O errors`,
 		`impl/x/a.go: *: stmt-removal * #*  srd-free  log lines`,
 		`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #1  equivalent  b is 1`,
+		`impl/x/a.go: H: if-false "r.Look.* != nil" -> "false" #*  equivalent  no Look hook is set`,
 		`impl/x/a.go: (*T).M: * #*  srd-free  all look`,
 		`impl/x/a.go: G: if-* "ok" -> * #*  srd-free  ok is only a hint`,
+		`impl/x/a.go: (*T).P: arith "(*p).y + 1" -> "(*p).y - 1" #1  equivalent  y is never read`,
 	}, "\n")))
 	if err != nil {
 		t.Fatal(err)
@@ -261,12 +263,15 @@ func TestVerdictsLookup(t *testing.T) {
 		{`impl/x/b.go: F: if-false "err != nil" -> "false" #1`, 0},
 		{`impl/x/a.go: F: if-false "err != nil" -> "false" #12x`, 0},
 		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #1`, 4},
-		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #2`, 5},
+		{`impl/x/a.go: (*T).M: arith "a * b" -> "a / b" #2`, 6},
 		{`impl/x/a.go: (*T).N: arith "a * b" -> "a / b" #1`, 0},
 		{`impl/x/a.go: (XT).M: if-true "x" -> "true" #1`, 0},
-		{`impl/x/a.go: G: if-false "ok" -> "false" #2`, 6},
-		{`impl/x/a.go: G: if-true "ok" -> "true" #1`, 6},
+		{`impl/x/a.go: G: if-false "ok" -> "false" #2`, 7},
+		{`impl/x/a.go: G: if-true "ok" -> "true" #1`, 7},
 		{`impl/x/a.go: G: if-true "!ok" -> "true" #1`, 0},
+		{`impl/x/a.go: H: if-false "r.Look.NotRun != nil" -> "false" #1`, 5},
+		{`impl/x/a.go: (*T).P: arith "(*p).y + 1" -> "(*p).y - 1" #1`, 8},
+		{`impl/x/a.go: (*T).P: arith "(Xp).y + 1" -> "(Xp).y - 1" #1`, 0},
 	} {
 		v, ok := vs.Lookup(tc.key)
 		if got := map[bool]int{true: v.Line}[ok]; got != tc.line {

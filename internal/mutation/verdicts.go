@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 )
 
 // Verdict explains a survivor: a line "KEY  CLASS  REASON" of a verdicts
 // file. A key with a wildcard is a pattern, so that one line judges every
 // site of a shape: a final "#*" stands for any ordinal (every occurrence of
-// one mutation in a function), and any other "*" outside the quoted texts
-// for any text ("rule: * #*", every mutation of one function; "if-*" both
-// if-true and if-false), but for the "*" of a pointer receiver, "(*T).M",
-// and those inside quoted code ("a * b"), which are themselves. The file
-// part of a pattern is literal: a pattern never spans files.
+// one mutation in a function), and any other "*" for any text ("rule: *
+// #*", every mutation of one function; "if-*", both if-true and if-false;
+// "r.v.Look.* != nil" inside the quoted code), but for a "*" right after
+// "(", which is itself: a pointer receiver "(*T).M", or "(*p)" in code. So
+// a site's key copied as it is, with a "*" of its code, is a pattern that
+// matches that site (and any of the same function and operator whose code
+// differs only there). The file part of a pattern is literal: a pattern
+// never spans files.
 type Verdict struct {
 	Key, Class, Reason string
 	Line               int
@@ -33,26 +35,14 @@ func (v Verdict) Pattern() bool {
 // literal texts between them, and says whether it ends in "#*".
 func splitPattern(key string) (literals []string, ordinal bool) {
 	body, ordinal := strings.CutSuffix(key, "#*")
-	var cur strings.Builder
-	for i := 0; i < len(body); {
-		switch c := body[i]; {
-		case c == '"':
-			q, err := strconv.QuotedPrefix(body[i:])
-			if err != nil {
-				q = body[i:] // not a quoted text: the rest is literal
-			}
-			cur.WriteString(q)
-			i += len(q)
-		case c == '*' && (i == 0 || body[i-1] != '('):
-			literals = append(literals, cur.String())
-			cur.Reset()
-			i++
-		default:
-			cur.WriteByte(c)
-			i++
+	start := 0
+	for i := 0; i < len(body); i++ {
+		if body[i] == '*' && (i == 0 || body[i-1] != '(') {
+			literals = append(literals, body[start:i])
+			start = i + 1
 		}
 	}
-	return append(literals, cur.String()), ordinal
+	return append(literals, body[start:]), ordinal
 }
 
 // Verdicts are a verdicts file read: the lines naming one site, and the
