@@ -207,14 +207,14 @@ func TestParseVerdicts(t *testing.T) {
 	}{
 		{name: "lines and comments", in: "# why\n\n" + key + "  equivalent  len(s) is never negative\n" +
 			`impl/x/b.go: F: if-true "a > b" -> "true" #1	srd-free	FR-X-01 leaves the order free` + "\n",
-			want: []Verdict{{Key: key, Class: Equivalent, Reason: "len(s) is never negative", Line: 3},
-				{Key: `impl/x/b.go: F: if-true "a > b" -> "true" #1`, Class: SRDFree, Reason: "FR-X-01 leaves the order free", Line: 4}}},
+			want: []Verdict{{Key: key, Class: Equivalent, Reason: "len(s) is never negative", File: "test.txt", Line: 3},
+				{Key: `impl/x/b.go: F: if-true "a > b" -> "true" #1`, Class: SRDFree, Reason: "FR-X-01 leaves the order free", File: "test.txt", Line: 4}}},
 		{name: "pattern", in: `impl/x/a.go: (*w).visit: if-false "err != nil" -> "false" #*  srd-free  only I/O errors` + "\n",
-			want: []Verdict{{Key: `impl/x/a.go: (*w).visit: if-false "err != nil" -> "false" #*`, Class: SRDFree, Reason: "only I/O errors", Line: 1}}},
+			want: []Verdict{{Key: `impl/x/a.go: (*w).visit: if-false "err != nil" -> "false" #*`, Class: SRDFree, Reason: "only I/O errors", File: "test.txt", Line: 1}}},
 		{name: "no reason", in: key + "  equivalent\n", err: "test.txt:1: " + key + " has no reason"},
 		{name: "unknown class", in: key + "  harmless  it is\n", err: `test.txt:1: class "harmless"`},
 		{name: "no key", in: "equivalent because\n", err: "test.txt:1: want KEY"},
-		{name: "twice", in: key + " equivalent a\n" + key + " srd-free b\n", err: "test.txt:2: " + key + " is already judged on line 1"},
+		{name: "twice", in: key + " equivalent a\n" + key + " srd-free b\n", err: "test.txt:2: " + key + " is already judged at test.txt:1"},
 		{name: "pattern over files", in: `*: F: if-true "a" -> "true" #*  equivalent  no`, err: "test.txt:1: pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,5 +280,41 @@ func TestVerdictsLookup(t *testing.T) {
 		if ok && !vs.Matches(v, tc.key) {
 			t.Errorf("Matches(line %d, %s) = false, though Lookup found it", v.Line, tc.key)
 		}
+	}
+}
+
+// TestReadVerdictsDir: a directory's *.txt files are read in name order,
+// each verdict knows its file, and a key judged in two files is an error
+// naming both.
+func TestReadVerdictsDir(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := `impl/a/a.go: F: if-true "x" -> "true" #1  equivalent  x always holds`
+	write("impl-a.txt", "# package a\n"+a+"\n")
+	write("impl-b.txt", `impl/b/b.go: G: * #*  srd-free  all look`+"\n")
+	write("notes.md", "not read\n")
+	vs, err := ReadVerdicts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vs.All() {
+		got = append(got, fmt.Sprintf("%s %s", filepath.Base(v.File), v.Key))
+	}
+	want := []string{`impl-a.txt impl/a/a.go: F: if-true "x" -> "true" #1`, `impl-b.txt impl/b/b.go: G: * #*`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if v, ok := vs.Lookup(`impl/b/b.go: G: arith "+" -> "-" #3`); !ok || v.Pos() != filepath.Join(dir, "impl-b.txt")+":1" {
+		t.Errorf("Lookup through the second file's pattern: %+v, %v", v, ok)
+	}
+	write("impl-c.txt", a+"\n")
+	if _, err := ReadVerdicts(dir); err == nil || !strings.Contains(err.Error(), "impl-c.txt:1: ") || !strings.Contains(err.Error(), "impl-a.txt:2") {
+		t.Errorf("a key judged in two files: error %v, want one naming both", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -22,8 +24,13 @@ import (
 // never spans files.
 type Verdict struct {
 	Key, Class, Reason string
-	Line               int
+	// File and Line say where the verdict is written.
+	File string
+	Line int
 }
+
+// Pos is "file:line", where the verdict is written.
+func (v Verdict) Pos() string { return fmt.Sprintf("%s:%d", v.File, v.Line) }
 
 // Pattern says whether the verdict's key is a pattern.
 func (v Verdict) Pattern() bool {
@@ -50,6 +57,7 @@ func splitPattern(key string) (literals []string, ordinal bool) {
 type Verdicts struct {
 	exact    map[string]Verdict
 	patterns []pattern
+	seen     map[string]Verdict
 }
 
 type pattern struct {
@@ -78,14 +86,14 @@ func (vs Verdicts) Matches(v Verdict, key string) bool {
 		return v.Key == key
 	}
 	for _, p := range vs.patterns {
-		if p.Line == v.Line {
+		if p.File == v.File && p.Line == v.Line {
 			return p.re.MatchString(key)
 		}
 	}
 	return false
 }
 
-// All returns every verdict, in file order.
+// All returns every verdict, in the order of the files and their lines.
 func (vs Verdicts) All() []Verdict {
 	out := make([]Verdict, 0, len(vs.exact)+len(vs.patterns))
 	for _, v := range vs.exact {
@@ -94,7 +102,12 @@ func (vs Verdicts) All() []Verdict {
 	for _, p := range vs.patterns {
 		out = append(out, p.Verdict)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
 	return out
 }
 
@@ -103,13 +116,49 @@ func (vs Verdicts) Len() int { return len(vs.exact) + len(vs.patterns) }
 
 var verdictLine = regexp.MustCompile(`^(.*?["*] #(?:\d+|\*))\s+(\S+)\s*(.*)$`)
 
+// ReadVerdicts reads the verdicts at path: one file, or a directory whose
+// *.txt files (in name order) each hold verdicts, one package's say.
+func ReadVerdicts(path string) (Verdicts, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Verdicts{}, err
+	}
+	files := []string{path}
+	if info.IsDir() {
+		if files, err = filepath.Glob(filepath.Join(path, "*.txt")); err != nil {
+			return Verdicts{}, err
+		}
+		sort.Strings(files)
+	}
+	vs := Verdicts{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return Verdicts{}, err
+		}
+		if err := vs.parse(f, raw); err != nil {
+			return Verdicts{}, err
+		}
+	}
+	return vs, nil
+}
+
 // ParseVerdicts reads a verdicts file: one "KEY  equivalent|srd-free
 // REASON" per line, blank lines and lines starting with "#" ignored. A line
 // without a reason, with another class, a key given twice or a pattern
 // whose file part is not literal is an error naming the line.
 func ParseVerdicts(name string, data []byte) (Verdicts, error) {
-	vs := Verdicts{exact: map[string]Verdict{}}
-	seen := map[string]int{}
+	vs := Verdicts{}
+	if err := vs.parse(name, data); err != nil {
+		return Verdicts{}, err
+	}
+	return vs, nil
+}
+
+func (vs *Verdicts) parse(name string, data []byte) error {
+	if vs.exact == nil {
+		vs.exact, vs.seen = map[string]Verdict{}, map[string]Verdict{}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -119,26 +168,26 @@ func ParseVerdicts(name string, data []byte) (Verdicts, error) {
 		}
 		m := verdictLine.FindStringSubmatch(line)
 		if m == nil {
-			return Verdicts{}, fmt.Errorf("%s:%d: want KEY (ending in #N, or #* in a pattern) CLASS REASON", name, n)
+			return fmt.Errorf("%s:%d: want KEY (ending in #N, or #* in a pattern) CLASS REASON", name, n)
 		}
-		v := Verdict{Key: m[1], Class: m[2], Reason: strings.TrimSpace(m[3]), Line: n}
+		v := Verdict{Key: m[1], Class: m[2], Reason: strings.TrimSpace(m[3]), File: name, Line: n}
 		if v.Class != Equivalent && v.Class != SRDFree {
-			return Verdicts{}, fmt.Errorf("%s:%d: class %q: want %s or %s", name, n, v.Class, Equivalent, SRDFree)
+			return fmt.Errorf("%s: class %q: want %s or %s", v.Pos(), v.Class, Equivalent, SRDFree)
 		}
 		if v.Reason == "" {
-			return Verdicts{}, fmt.Errorf("%s:%d: %s has no reason: say why the mutant is %s (the SRD sentence, or why behaviour is the same)", name, n, v.Key, v.Class)
+			return fmt.Errorf("%s: %s has no reason: say why the mutant is %s (the SRD sentence, or why behaviour is the same)", v.Pos(), v.Key, v.Class)
 		}
-		if prev, ok := seen[v.Key]; ok {
-			return Verdicts{}, fmt.Errorf("%s:%d: %s is already judged on line %d", name, n, v.Key, prev)
+		if prev, ok := vs.seen[v.Key]; ok {
+			return fmt.Errorf("%s: %s is already judged at %s", v.Pos(), v.Key, prev.Pos())
 		}
-		seen[v.Key] = n
+		vs.seen[v.Key] = v
 		if !v.Pattern() {
 			vs.exact[v.Key] = v
 			continue
 		}
 		literals, ordinal := splitPattern(v.Key)
 		if file, _, ok := strings.Cut(v.Key, ": "); !ok || !strings.HasPrefix(literals[0], file+": ") {
-			return Verdicts{}, fmt.Errorf("%s:%d: pattern %s: name its file literally (a pattern judges sites of one file)", name, n, v.Key)
+			return fmt.Errorf("%s: pattern %s: name its file literally (a pattern judges sites of one file)", v.Pos(), v.Key)
 		}
 		for i := range literals {
 			literals[i] = regexp.QuoteMeta(literals[i])
@@ -149,5 +198,5 @@ func ParseVerdicts(name string, data []byte) (Verdicts, error) {
 		}
 		vs.patterns = append(vs.patterns, pattern{v, regexp.MustCompile(expr + "$")})
 	}
-	return vs, sc.Err()
+	return sc.Err()
 }

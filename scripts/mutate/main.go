@@ -59,8 +59,8 @@
 // the command exits 1 when a package is under -min percent, 2 on a usage
 // or harness error (the unmutated reference must pass every run first).
 //
-// The verdicts file (default scripts/mutate/verdicts.txt) holds one
-// "KEY  equivalent|srd-free  REASON" per line; a line without a reason is
+// The verdicts (default scripts/mutate/verdicts/, a file per package) hold
+// one "KEY  equivalent|srd-free  REASON" per line; a line without a reason is
 // refused, a line naming no site is reported stale. A key with a wildcard
 // is a pattern over one file's sites (mutation.Verdict): it judges a survivor no
 // line of its own names, and a killed mutant it matches is reported, since
@@ -110,6 +110,9 @@ var Packages = []string{
 // permission emulation of impl/fsys serve the in-process harness, not the
 // reference.
 var SkipFiles = map[string]bool{"impl/fsys/fault.go": true, "impl/fsys/perm.go": true}
+
+// defaultVerdicts holds the verdicts, a file per package.
+const defaultVerdicts = "scripts/mutate/verdicts"
 
 // Exit codes.
 const (
@@ -163,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.jobs, "j", 2, "mutants at a time")
 	fs.DurationVar(&o.budget, "budget", 14*time.Minute, "start no mutant after this long (0: no limit)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "time limit of one mutant's runs (0: 10 times the unmutated runs, at least 1m)")
-	fs.StringVar(&o.verdicts, "verdicts", "scripts/mutate/verdicts.txt", "verdicts file, relative to the module root")
+	fs.StringVar(&o.verdicts, "verdicts", defaultVerdicts, "verdicts: a file, or a directory of *.txt files; relative to the module root")
 	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to this file")
 	fs.Float64Var(&o.min, "min", 95, "lowest score (percent) a package may have")
 	fs.BoolVar(&o.list, "list", false, "list the sampled mutants (with -n 0: every site) and stop")
@@ -254,12 +257,8 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if !filepath.IsAbs(vpath) {
 		vpath = filepath.Join(root, vpath)
 	}
-	var verdicts mutation.Verdicts
-	if raw, err := os.ReadFile(vpath); err == nil {
-		if verdicts, err = mutation.ParseVerdicts(o.verdicts, raw); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) || o.verdicts != "scripts/mutate/verdicts.txt" {
+	verdicts, err := mutation.ReadVerdicts(vpath)
+	if err != nil && (!errors.Is(err, os.ErrNotExist) || o.verdicts != defaultVerdicts) {
 		return fmt.Errorf("-verdicts: %w", err)
 	}
 	stale := staleVerdicts(pkgs, verdicts)
@@ -315,7 +314,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s\n\t%s\n", m.site.Key(), m.site.Diff())
 		}
 		for _, v := range stale {
-			fmt.Fprintf(stderr, "mutate: %s:%d: stale verdict: no site %s\n", o.verdicts, v.Line, v.Key)
+			fmt.Fprintf(stderr, "mutate: %s: stale verdict: no site %s\n", v.Pos(), v.Key)
 		}
 		return nil
 	}
@@ -428,7 +427,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		var wrong []string
 		for _, m := range rep.Mutants {
 			if m.Outcome == Killed && m.Verdict != "" {
-				wrong = append(wrong, fmt.Sprintf("%s:%d", o.verdicts, m.VerdictLine))
+				wrong = append(wrong, m.VerdictAt)
 			}
 		}
 		if len(wrong) > 0 {

@@ -123,17 +123,13 @@ func TestListStale(t *testing.T) {
 	}
 }
 
-// TestVerdictsFile: scripts/mutate/verdicts.txt parses (every line has a
-// class and a reason) and names only mutants that exist.
+// TestVerdictsFile: the verdicts (scripts/mutate/verdicts/) parse (every
+// line has a class and a reason) and name only mutants that exist.
 func TestVerdictsFile(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH: the packages are loaded with go list")
 	}
-	raw, err := os.ReadFile("verdicts.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	verdicts, err := mutation.ParseVerdicts("verdicts.txt", raw)
+	verdicts, err := mutation.ReadVerdicts("verdicts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +146,7 @@ func TestVerdictsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range staleVerdicts(pkgs, verdicts) {
-		t.Errorf("verdicts.txt:%d: no such mutant (the code changed: judge the new mutant or remove the line): %s", v.Line, v.Key)
+		t.Errorf("%s: no such mutant (the code changed: judge the new mutant or remove the line): %s", v.Pos(), v.Key)
 	}
 }
 

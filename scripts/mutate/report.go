@@ -56,11 +56,11 @@ type MutantReport struct {
 	Detail    string `json:"detail,omitempty"`
 	Verdict   string `json:"verdict,omitempty"`
 	Reason    string `json:"reason,omitempty"`
-	// VerdictLine is the verdicts-file line that judges it; Pattern, when
-	// that line is a pattern.
-	VerdictLine int     `json:"verdict_line,omitempty"`
-	Pattern     bool    `json:"pattern,omitempty"`
-	Seconds     float64 `json:"seconds"`
+	// VerdictAt is the verdicts-file line that judges it ("file:line");
+	// Pattern, when that line is a pattern.
+	VerdictAt string  `json:"verdict_at,omitempty"`
+	Pattern   bool    `json:"pattern,omitempty"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // Judged counts sites with a verdict, whether or not they were sampled.
@@ -74,8 +74,8 @@ type Judged struct {
 
 // StaleVerdict is a verdicts-file line that names no site any more.
 type StaleVerdict struct {
-	Line int    `json:"line"`
-	Key  string `json:"key"`
+	At  string `json:"at"`
+	Key string `json:"key"`
 }
 
 func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mutation.Verdicts, stale []mutation.Verdict, took time.Duration) Report {
@@ -101,7 +101,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mu
 			pr.Run++
 			pr.Killed++
 			if v, ok := verdicts.Lookup(mr.Key); ok {
-				mr.Verdict, mr.Reason, mr.VerdictLine, mr.Pattern = v.Class, v.Reason, v.Line, v.Pattern()
+				mr.Verdict, mr.Reason, mr.VerdictAt, mr.Pattern = v.Class, v.Reason, v.Pos(), v.Pattern()
 			}
 		case Survived:
 			pr.Run++
@@ -109,7 +109,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mu
 			pr.Uncovered += btoi(mr.Uncovered)
 			if v, ok := verdicts.Lookup(mr.Key); ok {
 				pr.Explained++
-				mr.Verdict, mr.Reason, mr.VerdictLine, mr.Pattern = v.Class, v.Reason, v.Line, v.Pattern()
+				mr.Verdict, mr.Reason, mr.VerdictAt, mr.Pattern = v.Class, v.Reason, v.Pos(), v.Pattern()
 			}
 		case NotBuilt:
 			pr.NotBuilt++
@@ -129,7 +129,7 @@ func buildReport(o options, pkgs []*mutation.Package, all []*mutant, verdicts mu
 		}
 	}
 	for _, v := range stale {
-		rep.Stale = append(rep.Stale, StaleVerdict{Line: v.Line, Key: v.Key})
+		rep.Stale = append(rep.Stale, StaleVerdict{At: v.Pos(), Key: v.Key})
 	}
 	for _, v := range verdicts.All() {
 		rep.Judged.Patterns += btoi(v.Pattern())
@@ -207,7 +207,7 @@ func writeText(w io.Writer, rep Report, o options) {
 		section("explained survivors", func(m MutantReport) bool { return m.Outcome == Survived && m.Verdict != "" }, func(m MutantReport) string {
 			by := ""
 			if m.Pattern {
-				by = fmt.Sprintf(" (pattern, line %d)", m.VerdictLine)
+				by = " (pattern at " + m.VerdictAt + ")"
 			}
 			return m.Verdict + by + ": " + m.Reason
 		})
@@ -221,13 +221,13 @@ func writeText(w io.Writer, rep Report, o options) {
 	for _, m := range rep.Mutants {
 		switch {
 		case m.Outcome == Killed && m.Pattern:
-			fmt.Fprintf(w, "\n%s: killed, yet the pattern on line %d calls mutants of its shape %s: narrow the pattern, or name this site's exception in its reason\n", m.Key, m.VerdictLine, m.Verdict)
+			fmt.Fprintf(w, "\n%s: killed, yet the pattern at %s calls mutants of its shape %s: narrow the pattern so that it leaves out this site, which a case kills\n", m.Key, m.VerdictAt, m.Verdict)
 		case m.Outcome == Killed && m.Verdict != "":
-			fmt.Fprintf(w, "\n%s: killed, yet the verdicts file calls it %s: remove that line\n", m.Key, m.Verdict)
+			fmt.Fprintf(w, "\n%s: killed, yet %s calls it %s: remove that line\n", m.Key, m.VerdictAt, m.Verdict)
 		}
 	}
 	for _, s := range rep.Stale {
-		fmt.Fprintf(w, "\n%s:%d: stale verdict, no such site: %s\n", o.verdicts, s.Line, s.Key)
+		fmt.Fprintf(w, "\n%s: stale verdict, no such site: %s\n", s.At, s.Key)
 	}
 	j := rep.Judged
 	fmt.Fprintf(w, "\nverdicts judge %d of the %d sites in advance: %d by a line of their own, %d by one of %d patterns\n",
