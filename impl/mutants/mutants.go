@@ -225,6 +225,7 @@ func All() []Mutant {
 	ms = append(ms, envPatternMutants()...)
 	ms = append(ms, controlsOnlyMutants()...)
 	ms = append(ms, rollbackMutants()...)
+	ms = append(ms, innerGlobstarMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
