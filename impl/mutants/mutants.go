@@ -226,6 +226,7 @@ func All() []Mutant {
 	ms = append(ms, controlsOnlyMutants()...)
 	ms = append(ms, rollbackMutants()...)
 	ms = append(ms, innerGlobstarMutants()...)
+	ms = append(ms, splitCharMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
