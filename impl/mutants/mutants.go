@@ -227,6 +227,7 @@ func All() []Mutant {
 	ms = append(ms, rollbackMutants()...)
 	ms = append(ms, innerGlobstarMutants()...)
 	ms = append(ms, splitCharMutants()...)
+	ms = append(ms, resumeApproveMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
