@@ -95,9 +95,9 @@ func engineMutants() []Mutant {
 			Options: engine(executor.Options{Plan: slices.DeleteFunc(executor.DefaultPlan(), func(s executor.PlanStep) bool { return s.Name == executor.StepSchema })}),
 		},
 		{
-			Name: "sanitize-per-chunk", Doc: "the executor sanitizes each output chunk on its own, so an escape sequence split across two chunks leaves its tail as text",
+			Name: "sanitize-per-chunk", Doc: "the executor sanitizes each output chunk on its own, so an escape sequence split across two chunks leaves its tail as text (and a character split across two chunks becomes replacement characters)",
 			Specs: []string{"tool_executor"}, Run: turnRun,
-			Breaks:  ids("tool_executor", "T-OUT-02"),
+			Breaks:  ids("tool_executor", "T-OUT-02", "FR-OUT-02"),
 			Options: engine(executor.Options{Stream: func() executor.Sanitizer { return perChunk{} }}),
 		},
 		{
