@@ -224,6 +224,9 @@ func All() []Mutant {
 	ms = append(ms, timeoutMutants()...)
 	ms = append(ms, envPatternMutants()...)
 	ms = append(ms, controlsOnlyMutants()...)
+	ms = append(ms, rollbackMutants()...)
+	ms = append(ms, innerGlobstarMutants()...)
+	ms = append(ms, resumeApproveMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
