@@ -125,6 +125,16 @@ func expectResponse(in Input, e corpus.Expect) []Failure {
 		return []Failure{{IDs: ids, Kind: KindExpect, Message: msg}}
 	case e.Success:
 		return nil
+	case e.DefinitionsSorted:
+		var names []string
+		for _, d := range r.Definitions {
+			names = append(names, d.Name)
+		}
+		if !slices.IsSorted(names) {
+			return []Failure{{IDs: ids, Kind: KindExpect,
+				Message: fmt.Sprintf("definitions are not sorted by name: %s", strings.Join(names, ", "))}}
+		}
+		return nil
 	case len(e.Contains) > 0:
 		var out []Failure
 		got := resultText(in)

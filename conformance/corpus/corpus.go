@@ -28,7 +28,7 @@
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
 //	    "since": "1.2",                     // optional: the SRD version that first requires it
 //	    "expect": {                         // exactly one of json, text, contains, error, any_of, success,
-//	      "json": {...},                    //   sanitized; tree optional
+//	      "json": {...},                    //   sanitized, definitions_sorted; tree optional
 //	      "text": "...",                    // exact content ("$PATH(a.txt)": any spelling of a path, below)
 //	      "contains": ["created", "5"],     // success whose content holds each word (any case)
 //	      "sanitized": "a\u0000b",          // content equal once sanitized: controls removed or neutralized
@@ -38,6 +38,7 @@
 //	      "tree": {"a.txt": {"content": "new\n"}, "b.txt": {"absent": true}},
 //	      "any_of": [{...}, {...}],         // every reading the SRD allows; one must hold
 //	      "success": true,                  // a successful result, content not fixed by the SRD
+//	      "definitions_sorted": true,       // a definitions response sorted by name (NFR-MAIN-03)
 //	      "advice": {"text": "...", "why": "..."}, // what the SRD's guidance suggests: a warning
 //	    }                                   // tree: listed paths as given, all else unchanged
 //	  }]
@@ -312,6 +313,10 @@ type Expect struct {
 	// Success: a successful result whose content the SRD does not fix
 	// (for example an approval summary, which the SRD only guides).
 	Success bool `json:"success,omitempty"`
+	// DefinitionsSorted: a definitions response whose definitions are in
+	// ascending (byte) order of name (NFR-MAIN-03); of the spec's own
+	// tools, the ones the checks see.
+	DefinitionsSorted bool `json:"definitions_sorted,omitempty"`
 	// Advice is what a successful result should look like where the SRD
 	// gives guidance, not a requirement: a difference is a warning.
 	Advice *TextAdvice `json:"advice,omitempty"`

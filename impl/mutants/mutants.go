@@ -227,13 +227,15 @@ func All() []Mutant {
 	ms = append(ms, rollbackMutants()...)
 	ms = append(ms, innerGlobstarMutants()...)
 	ms = append(ms, resumeApproveMutants()...)
+	ms = append(ms, definitionsMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
 
 // Combine returns the options of a reference with the defects of every
 // mutant named: their tool wrappers applied in order, and the last one's
-// sandbox builder (NewSandbox): several bugs in one implementation.
+// sandbox builder (NewSandbox) and definitions rewrite (Definitions):
+// several bugs in one implementation.
 func Combine(names ...string) (reference.Options, error) {
 	var wraps []func(tool.Tool) tool.Tool
 	var opts reference.Options
@@ -247,6 +249,9 @@ func Combine(names ...string) (reference.Options, error) {
 		}
 		if m.Options.NewSandbox != nil {
 			opts.NewSandbox = m.Options.NewSandbox
+		}
+		if m.Options.Definitions != nil {
+			opts.Definitions = m.Options.Definitions
 		}
 	}
 	opts.WrapTool = func(t tool.Tool) tool.Tool {

@@ -20,7 +20,8 @@ func TestTable(t *testing.T) {
 		}
 		parts := reference.Options{Executor: m.Options.Executor, TUI: m.Options.TUI, RecoverPrompt: m.Options.RecoverPrompt}
 		if m.Options.WrapTool == nil && reflect.ValueOf(parts).IsZero() && !m.Process &&
-			m.Options.WrapJournal == nil && m.Options.AfterRecovery == nil && m.Options.NewSandbox == nil {
+			m.Options.WrapJournal == nil && m.Options.AfterRecovery == nil && m.Options.NewSandbox == nil &&
+			m.Options.Definitions == nil {
 			t.Errorf("%s breaks nothing: no wrapper, hook or process", m.Name)
 		}
 		for _, id := range m.Breaks {

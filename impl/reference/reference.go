@@ -126,6 +126,11 @@ type Options struct {
 	// mutants (package impl/mutants) break the sandbox's construction,
 	// which happens before any tool runs. nil is sandbox.New.
 	NewSandbox func(fs afero.Fs, cfg sandbox.Config, workingDir string) (*sandbox.Sandbox, error)
+	// Definitions, when set, gives the definitions op's answer from the
+	// registry's definitions (sorted by name): the suite's mutants
+	// reorder them, which no wrapper of a tool can. nil answers them as
+	// they are.
+	Definitions func([]fcp.Definition) []fcp.Definition
 }
 
 // DefaultPolicies are the policies the reference declares unless told
@@ -185,6 +190,7 @@ type Reference struct {
 	engine        executor.Options
 	readings      []string
 	newSandbox    func(afero.Fs, sandbox.Config, string) (*sandbox.Sandbox, error)
+	definitions   func([]fcp.Definition) []fcp.Definition
 }
 
 // New builds the reference with its registry and an empty conversation.
@@ -215,7 +221,8 @@ func New(opts Options) (*Reference, error) {
 		tuiLook: opts.TUI, crash: opts.Crash,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
 		recoverPrompt: opts.RecoverPrompt, engine: opts.Executor,
-		readings: slices.Clone(opts.Readings), newSandbox: opts.NewSandbox}, nil
+		readings: slices.Clone(opts.Readings), newSandbox: opts.NewSandbox,
+		definitions: opts.Definitions}, nil
 }
 
 // Registry returns the tool registry: with the fcp_* test tools once a
@@ -327,7 +334,11 @@ func (r *Reference) HandleIn(ctx context.Context, req fcp.Request, fs afero.Fs, 
 	case fcp.OpCall:
 		resp = r.call(ctx, req, fs, st)
 	case fcp.OpDefinitions:
-		resp = fcp.Response{OK: fcp.Bool(true), Definitions: r.Registry().Definitions()}
+		defs := r.Registry().Definitions()
+		if r.definitions != nil {
+			defs = r.definitions(defs)
+		}
+		resp = fcp.Response{OK: fcp.Bool(true), Definitions: defs}
 	case fcp.OpSummary:
 		resp = r.summary(req)
 	case fcp.OpReset:
