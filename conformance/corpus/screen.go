@@ -52,7 +52,8 @@ type ScreenExpect struct {
 }
 
 // OutputExpect is the streamed output of a call that wrote the lines
-// "line 1" .. "line N" (FR-TUI-03: at most the last 50, auto-scrolled).
+// "line 1" .. "line N", the last one maybe without its newline (FR-TUI-03:
+// at most the last 50, auto-scrolled).
 type OutputExpect struct {
 	// Lines is N, the number of lines streamed by the moment; 0 checks
 	// only that at most 50 are shown.

@@ -228,6 +228,7 @@ func All() []Mutant {
 	ms = append(ms, innerGlobstarMutants()...)
 	ms = append(ms, resumeApproveMutants()...)
 	ms = append(ms, definitionsMutants()...)
+	ms = append(ms, holesH1Mutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

@@ -37,6 +37,11 @@ type Look struct {
 	// OutputLines is the output region's limit in lines (FR-TUI-03:
 	// "last 50"); 0 is MaxOutputLines.
 	OutputLines int
+	// OutputRows are the lines the output region shows, from the complete
+	// lines kept and the line still being written ("" when none), before
+	// the limit and the scroll apply (FR-TUI-03); nil is all of them, the
+	// one being written last.
+	OutputRows func(complete []string, partial string) []string
 }
 
 // View is how a state is rendered: the screen's size, the clock the
@@ -245,6 +250,9 @@ func (r *renderer) output(room int) []row {
 	lines := append([]string{}, s.Output...)
 	if s.Partial != "" {
 		lines = append(lines, s.Partial)
+	}
+	if r.v.Look.OutputRows != nil {
+		lines = r.v.Look.OutputRows(s.Output, s.Partial)
 	}
 	end := len(lines) - min(s.Scroll, len(lines))
 	lines = lines[:end]
