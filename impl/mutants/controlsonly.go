@@ -23,8 +23,8 @@ func controlsOnlyMutants() []Mutant {
 			Specs: []string{"tool_executor"}, Run: turnRun,
 			Breaks: ids("tool_executor", "FR-OUT-02"),
 			Options: engine(executor.Options{
-				Stream:  func() executor.Sanitizer { return &controlsOnlyRaw{s: sanitize.Options{}.Stream()} },
-				Results: func(s string) string { return rawIfControlsOnly(s, sanitize.String) },
+				Stream:  func() executor.Sanitizer { return &rawWhen{raw: controlsOnly, s: sanitize.Options{}.Stream()} },
+				Results: func(s string) string { return rawIf(controlsOnly, s, sanitize.String) },
 			}),
 		},
 		{
@@ -48,24 +48,24 @@ func controlsOnly(s string) bool {
 	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x20 })
 }
 
-// rawIfControlsOnly returns s unchanged when it holds only control
-// characters, else clean(s).
-func rawIfControlsOnly(s string, clean func(string) string) string {
-	if controlsOnly(s) {
+// rawIf returns s unchanged when raw(s), else clean(s).
+func rawIf(raw func(string) bool, s string, clean func(string) string) string {
+	if raw(s) {
 		return s
 	}
 	return clean(s)
 }
 
-// controlsOnlyRaw is the reference's stream sanitizer except that a chunk
-// made only of control characters passes as it is.
-type controlsOnlyRaw struct{ s *sanitize.Stream }
-
-func (c *controlsOnlyRaw) Write(chunk string) string {
-	return rawIfControlsOnly(chunk, c.s.Write)
+// rawWhen is the reference's stream sanitizer except that a chunk raw
+// accepts passes as it is, the sanitizer's state untouched.
+type rawWhen struct {
+	raw func(string) bool
+	s   *sanitize.Stream
 }
 
-func (c *controlsOnlyRaw) Flush() string { return c.s.Flush() }
+func (c *rawWhen) Write(chunk string) string { return rawIf(c.raw, chunk, c.s.Write) }
+
+func (c *rawWhen) Flush() string { return c.s.Flush() }
 
 // truncateAtLimit truncates results that reach effective_max, not only
 // those that exceed it.

@@ -35,8 +35,8 @@ func holesH1Mutants() []Mutant {
 			Specs: []string{"tool_executor"}, Run: turnRun,
 			Breaks: ids("tool_executor", "FR-OUT-02"),
 			Options: engine(executor.Options{
-				Stream:  func() executor.Sanitizer { return &nonASCIIOnlyRaw{s: sanitize.Options{}.Stream()} },
-				Results: func(s string) string { return rawIfNonASCIIOnly(s, sanitize.String) },
+				Stream:  func() executor.Sanitizer { return &rawWhen{raw: nonASCIIOnly, s: sanitize.Options{}.Stream()} },
+				Results: func(s string) string { return rawIf(nonASCIIOnly, s, sanitize.String) },
 			}),
 		},
 	}
@@ -73,22 +73,3 @@ func nonASCIIOnly(s string) bool {
 	}
 	return s != ""
 }
-
-// rawIfNonASCIIOnly returns s unchanged when no byte of it is ASCII, else
-// clean(s).
-func rawIfNonASCIIOnly(s string, clean func(string) string) string {
-	if nonASCIIOnly(s) {
-		return s
-	}
-	return clean(s)
-}
-
-// nonASCIIOnlyRaw is the reference's stream sanitizer except that a chunk
-// with no ASCII byte passes as it is, the sanitizer's state untouched.
-type nonASCIIOnlyRaw struct{ s *sanitize.Stream }
-
-func (c *nonASCIIOnlyRaw) Write(chunk string) string {
-	return rawIfNonASCIIOnly(chunk, c.s.Write)
-}
-
-func (c *nonASCIIOnlyRaw) Flush() string { return c.s.Flush() }
