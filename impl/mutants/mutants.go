@@ -224,6 +224,7 @@ func All() []Mutant {
 	ms = append(ms, timeoutMutants()...)
 	ms = append(ms, envPatternMutants()...)
 	ms = append(ms, controlsOnlyMutants()...)
+	ms = append(ms, escapeSelectMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
