@@ -79,7 +79,7 @@ func (b *Batch) Confirm(ctx context.Context, plan []*Planned) error {
 	if err := r.ui.Event(fcp.TurnLine{Event: fcp.EventConfirmation, Requests: reqs}); err != nil {
 		return err
 	}
-	d, err := r.ui.Confirm(ctx, reqs)
+	d, err := r.e.Options.decide(ctx, r.ui, reqs)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		b.cancelled = true

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/forge-conform/forge-conform/impl/config"
@@ -9,6 +10,7 @@ import (
 	"github.com/forge-conform/forge-conform/impl/executor/truncate"
 	"github.com/forge-conform/forge-conform/impl/tool"
 	"github.com/forge-conform/forge-conform/impl/toolerr"
+	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
 // Options are the engine's choices where TOOL_EXECUTOR_SRD.md leaves room
@@ -70,6 +72,10 @@ type Options struct {
 	// confirmations and the summary op; nil is tool.Summarize.
 	// tool.SummarizeThreeDots ends a cut with "..." (I-APR-02).
 	Summarize func(string) string
+	// Decide takes the user's decision on a batch's confirmation
+	// requests (FR-APR-03's ApprovalDecision) once the confirmation event
+	// is out; nil asks ui (UI.Confirm).
+	Decide func(ctx context.Context, ui UI, reqs []fcp.Confirmation) (Decision, error)
 }
 
 // Summary is s as an approval summary: Summarize's.
@@ -78,6 +84,14 @@ func (o *Options) Summary(s string) string {
 		return tool.Summarize(s)
 	}
 	return o.Summarize(s)
+}
+
+// decide is the Decide part's decision on reqs.
+func (o *Options) decide(ctx context.Context, ui UI, reqs []fcp.Confirmation) (Decision, error) {
+	if o.Decide == nil {
+		return ui.Confirm(ctx, reqs)
+	}
+	return o.Decide(ctx, ui, reqs)
 }
 
 // sanitizeResult is the Results part's sanitization of a result's

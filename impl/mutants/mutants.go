@@ -229,6 +229,7 @@ func All() []Mutant {
 	ms = append(ms, resumeApproveMutants()...)
 	ms = append(ms, definitionsMutants()...)
 	ms = append(ms, holesH1Mutants()...)
+	ms = append(ms, escapeSelectMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
