@@ -23,10 +23,21 @@ import (
 //   - impl/tools/searchfiles with rg's tree mode (FCP/1, max_files
 //     100,000: tree.go);
 //   - impl/sandbox under its three readings (options.go), impl/lossy
-//     under I-LD-01=per-byte (PerByte);
+//     under I-LD-01=per-byte (PerByte), impl/executor/sanitize under
+//     I-EXE-12's neutralize and drop-controls (the control pictures and
+//     the lone controls dropped: Stream.text);
 //   - the complexity cases, for the packages on the path they measure.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
+	// reading: the cases matching globs under one reading, for the mutants
+	// of pkg.
+	reading := func(pkg, r string, globs ...string) stage {
+		return stage{name: "reading " + r, pkgs: []string{pkg}, globs: globs,
+			args: func(string) []string { return []string{"--golden-strict=false", "--reading", r} }}
+	}
+	// Output is sanitized in turns (results, chunks, the screen) and in
+	// the results of direct calls of the tool_executor cases.
+	sanitized := []string{"tool_executor/*", "*/turn-*"}
 	backend := func(name string, skip ...string) stage {
 		return stage{
 			name:  "search_files backend " + name,
@@ -81,6 +92,8 @@ func scopedStages() []stage {
 				return []string{"--golden-strict=false", "--reading", "I-LD-01=per-byte"}
 			},
 		},
+		reading("impl/executor/sanitize", "I-EXE-12=neutralize", sanitized...),
+		reading("impl/executor/sanitize", "I-EXE-12=drop-controls", sanitized...),
 		backend("rg"),
 		backend("ugrep", "search_files/regex-empty-matches"),
 		{
