@@ -25,15 +25,21 @@ import (
 //   - impl/sandbox under its three readings (options.go), impl/lossy
 //     under I-LD-01=per-byte (PerByte), impl/executor/sanitize under
 //     I-EXE-12's neutralize and drop-controls (the control pictures and
-//     the lone controls dropped: Stream.text);
+//     the lone controls dropped: Stream.text), impl/lp1 under Forge's
+//     three LP1 readings (Options: empty sections, an empty match with an
+//     occurrence, final_newline kept through a section);
 //   - the complexity cases, for the packages on the path they measure.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
-	// reading: the cases matching globs under one reading, for the mutants
-	// of pkg.
-	reading := func(pkg, r string, globs ...string) stage {
-		return stage{name: "reading " + r, pkgs: []string{pkg}, globs: globs,
-			args: func(string) []string { return []string{"--golden-strict=false", "--reading", r} }}
+	// readings: the cases matching globs under the readings rs, for the
+	// mutants of pkg.
+	readings := func(pkg string, rs []string, globs ...string) stage {
+		args := []string{"--golden-strict=false"}
+		for _, r := range rs {
+			args = append(args, "--reading", r)
+		}
+		return stage{name: "readings " + strings.Join(rs, ", "), pkgs: []string{pkg}, globs: globs,
+			args: func(string) []string { return args }}
 	}
 	// Output is sanitized in turns (results, chunks, the screen) and in
 	// the results of direct calls of the tool_executor cases.
@@ -92,8 +98,9 @@ func scopedStages() []stage {
 				return []string{"--golden-strict=false", "--reading", "I-LD-01=per-byte"}
 			},
 		},
-		reading("impl/executor/sanitize", "I-EXE-12=neutralize", sanitized...),
-		reading("impl/executor/sanitize", "I-EXE-12=drop-controls", sanitized...),
+		readings("impl/executor/sanitize", []string{"I-EXE-12=neutralize"}, sanitized...),
+		readings("impl/executor/sanitize", []string{"I-EXE-12=drop-controls"}, sanitized...),
+		readings("impl/lp1", []string{"I-LP-01=accepted", "I-LP-09=applied", "I-LP-11=preserved"}, "lp1/*", "tool_executor/*patch*"),
 		backend("rg"),
 		backend("ugrep", "search_files/regex-empty-matches"),
 		{
