@@ -27,7 +27,9 @@ import (
 //     I-EXE-12's neutralize and drop-controls (the control pictures and
 //     the lone controls dropped: Stream.text), impl/lp1 under Forge's
 //     three LP1 readings (Options: empty sections, an empty match with an
-//     occurrence, final_newline kept through a section);
+//     occurrence, final_newline kept through a section), impl/executor
+//     (and below) under Forge's texts and plan and the stricter prompt
+//     mode (ForgeText, ForgePlan, PromptUnlisted);
 //   - the complexity cases, for the packages on the path they measure.
 func scopedStages() []stage {
 	sfSkip := []string{"search_files/fuzzy-*", "search_files/backend-native-explicit", "search_files/config-bad-backend"}
@@ -41,8 +43,8 @@ func scopedStages() []stage {
 		return stage{name: "readings " + strings.Join(rs, ", "), pkgs: []string{pkg}, globs: globs,
 			args: func(string) []string { return args }}
 	}
-	// Output is sanitized in turns (results, chunks, the screen) and in
-	// the results of direct calls of the tool_executor cases.
+	// The executor runs (and sanitizes output) in turns and in the
+	// tool_executor cases' direct calls.
 	sanitized := []string{"tool_executor/*", "*/turn-*"}
 	backend := func(name string, skip ...string) stage {
 		return stage{
@@ -101,6 +103,7 @@ func scopedStages() []stage {
 		readings("impl/executor/sanitize", []string{"I-EXE-12=neutralize"}, sanitized...),
 		readings("impl/executor/sanitize", []string{"I-EXE-12=drop-controls"}, sanitized...),
 		readings("impl/lp1", []string{"I-LP-01=accepted", "I-LP-09=applied", "I-LP-11=preserved"}, "lp1/*", "tool_executor/*patch*"),
+		readings("impl/executor", []string{"I-EXE-07=forge-texts", "I-EXE-08=size-first", "I-EXE-23=prompt-read-only"}, sanitized...),
 		backend("rg"),
 		backend("ugrep", "search_files/regex-empty-matches"),
 		{
