@@ -81,16 +81,20 @@ func (vs Verdicts) Lookup(key string) (Verdict, bool) {
 
 // Matches says whether verdict v judges key (its own key, or a pattern
 // that matches it).
-func (vs Verdicts) Matches(v Verdict, key string) bool {
-	if !v.Pattern() {
-		return v.Key == key
-	}
-	for _, p := range vs.patterns {
-		if p.File == v.File && p.Line == v.Line {
-			return p.re.MatchString(key)
+func (vs Verdicts) Matches(v Verdict, key string) bool { return vs.Matcher(v)(key) }
+
+// Matcher returns the test of whether verdict v judges a key, its pattern
+// looked up once (for a test over many keys).
+func (vs Verdicts) Matcher(v Verdict) func(key string) bool {
+	if v.Pattern() {
+		for _, p := range vs.patterns {
+			if p.File == v.File && p.Line == v.Line {
+				return p.re.MatchString
+			}
 		}
+		return func(string) bool { return false }
 	}
-	return false
+	return func(key string) bool { return key == v.Key }
 }
 
 // All returns every verdict, in the order of the files and their lines.

@@ -494,7 +494,7 @@ func staleVerdicts(pkgs []*mutation.Package, verdicts mutation.Verdicts) []mutat
 		if !loaded[file] && !isPackageFile(pkgs, file) {
 			continue
 		}
-		if !slices.ContainsFunc(keys, func(k string) bool { return verdicts.Matches(v, k) }) {
+		if !slices.ContainsFunc(keys, verdicts.Matcher(v)) {
 			out = append(out, v)
 		}
 	}
