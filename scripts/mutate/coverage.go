@@ -4,11 +4,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/tools/cover"
 
@@ -72,7 +75,7 @@ func (h *harness) buildCover(ctx context.Context, bin, m string) ([]byte, error)
 // readCoverage merges the counters in dir into one profile, its files
 // named relative to the module mod.
 func (h *harness) readCoverage(ctx context.Context, dir, mod string) (covered, error) {
-	prof := filepath.Join(h.work, "cover.txt")
+	prof := dir + ".txt"
 	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+dir, "-o="+prof)
 	cmd.Dir = h.root
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -90,11 +93,11 @@ func (h *harness) readCoverage(ctx context.Context, dir, mod string) (covered, e
 	return c, nil
 }
 
-// coverDir makes the directory the instrumented processes write their
-// counters to: forge-conform runs a --binary as nobody when root, and that
-// process writes there too.
-func coverDir(work string) (string, error) {
-	dir := filepath.Join(work, "cover")
+// coverDir makes the directory name under work the instrumented processes
+// write their counters to: forge-conform runs a --binary as nobody when
+// root, and that process writes there too.
+func coverDir(work, name string) (string, error) {
+	dir := filepath.Join(work, name)
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		return "", err
 	}
@@ -127,4 +130,55 @@ func (h *harness) modulePath(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("go list -m: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// readingBaseline runs the corpus under each reading alone with the
+// instrumented reference first (two at a time), keeping with each run what
+// it executed, into h.readingRuns. Each must pass, as every stage must.
+func (h *harness) readingBaseline(ctx context.Context, dir, first, mod string) error {
+	outside := false
+	for _, m := range h.sample {
+		f := m.pkg.Files[m.site.File]
+		outside = outside || h.cover.uncovered(&f, m.site)
+	}
+	if !outside {
+		return nil // every mutant sampled is inside what the runs above execute
+	}
+	runs := readingStages()
+	errs := make([]error, len(runs))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st := &runs[i]
+			cdir, err := coverDir(h.work, fmt.Sprintf("cover-reading-%02d", i))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			sub := filepath.Join(dir, fmt.Sprintf("reading-%02d", i))
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				errs[i] = err
+				return
+			}
+			began := time.Now()
+			if r := h.runStage(ctx, sub, first, *st, 30*time.Minute, "GOCOVERDIR="+cdir); r.outcome != Survived {
+				errs[i] = fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first (go run ./cmd/forge-conform %s)",
+					st.name, r.outcome, r.detail, strings.Join(st.args("./forge-conform"), " "))
+				return
+			}
+			st.took = time.Since(began)
+			st.cover, errs[i] = h.readCoverage(ctx, cdir, mod)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	h.readingRuns = runs
+	return nil
 }

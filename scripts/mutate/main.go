@@ -36,13 +36,17 @@
 //     I-CX-01=ignore-unknown, the corpus under the sandbox's three
 //     readings, search_files with the rg and ugrep backends and rg's tree
 //     mode (each dropped, said on stderr, when the program is not on
-//     PATH), and the complexity cases for the packages on their path.
+//     PATH), and the complexity cases for the packages on their path;
+//  5. for a mutant in statements no run above executes, the corpus under
+//     each reading of impl/readings whose run executes them (the code
+//     serving a reading the SRD allows runs under it alone).
 //
 // Every run has --failfast (a killed mutant costs its first failed case).
 // Coverage (coverage.go, -cover, on by default): the unmutated stages run
-// first with a build instrumented by -cover; a mutant in statements no
-// case executes runs only the cases whose process is killed (which write
-// no counters) and, surviving them, is reported uncovered.
+// first with a build instrumented by -cover, and so does the corpus under
+// each reading alone; a mutant in statements no run executes runs only the
+// cases whose process is killed (which write no counters) and, surviving
+// them, is reported uncovered.
 //
 // Warnings (SHOULD/MAY, advice) do not kill: --strict is off, a missed
 // SHOULD is not a failure of the SRD. A mutant that does not compile is
@@ -337,6 +341,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for _, m := range all {
 		h.pkgs[m.pkg.Rel] = true
 	}
+	h.sample = all
 	baseTime, err := h.baseline(ctx, o.cover)
 	if err != nil {
 		return err
@@ -358,6 +363,9 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		default:
 			runs = append(runs, fmt.Sprintf("%s (%d cases)", st.name, len(st.run)))
 		}
+	}
+	if len(h.readingRuns) > 0 {
+		runs = append(runs, fmt.Sprintf("the corpus under each of %d readings (for a mutant no run above executes, the readings' runs that do)", len(h.readingRuns)))
 	}
 	fmt.Fprintf(stderr, "mutate: %d mutants of %d packages (seed %d, -n %d), %d at a time; runs: %s; the unmutated runs took %s, a mutant may take %s\n",
 		len(all), len(pkgs), o.seed, o.n, o.jobs, strings.Join(runs, ", "), baseTime.Round(100*time.Millisecond), limit.Round(time.Second))

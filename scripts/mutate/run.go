@@ -57,6 +57,13 @@ type harness struct {
 	// lost (coverage.go).
 	cover covered
 	lost  stage
+	// readingRuns are the corpus under each reading alone (readingStages),
+	// each with what it executed: a mutant no other stage executes runs
+	// those that execute it.
+	readingRuns []stage
+	// sample are the mutants to run: reading runs are needed only when
+	// one lies outside what the other stages execute.
+	sample []*mutant
 }
 
 // stage is one forge-conform run against the reference in bin.
@@ -76,6 +83,8 @@ type stage struct {
 	// took is how long the unmutated reference's run took (baseline): a
 	// mutant's run of the stage may take stageFactor times that.
 	took time.Duration
+	// cover is what a reading run executed (readingStages).
+	cover covered
 }
 
 // stageFactor bounds one stage of a mutant by its unmutated time, at least
@@ -135,7 +144,7 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		if out, err := h.buildCover(ctx, first, mod); err != nil {
 			return 0, fmt.Errorf("building forge-conform with -cover: %v\n%s", err, out)
 		}
-		if cdir, err = coverDir(h.work); err != nil {
+		if cdir, err = coverDir(h.work, "cover"); err != nil {
 			return 0, err
 		}
 		env = []string{"GOCOVERDIR=" + cdir}
@@ -198,6 +207,11 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		if h.cover, err = h.readCoverage(ctx, cdir, mod); err != nil {
 			return 0, err
 		}
+		if err := h.readingBaseline(ctx, dir, first, mod); err != nil {
+			return 0, err
+		}
+	} else {
+		h.dropped = append(h.dropped, "the runs under each reading are left out: coverage picks them (-cover=false)")
 	}
 	start := time.Now()
 	for i, st := range h.stages {
@@ -258,8 +272,19 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 	}
 	deadline := time.Now().Add(limit)
 	if h.cover.uncovered(&f, s) {
+		// Only a reading's run, or a process killed, may reach it.
+		reached := false
+		for _, st := range h.readingRuns {
+			if hit, _ := st.cover.reaches(s.File, f.Src, s.Start); !hit {
+				continue
+			}
+			reached = true
+			if r := h.runStage(ctx, dir, bin, st, min(time.Until(deadline), max(stageFactor*st.took, stageFloor))); r.outcome != Survived {
+				return r
+			}
+		}
 		r := h.runStage(ctx, dir, bin, h.lost, min(time.Until(deadline), stageFloor))
-		if r.outcome == Survived {
+		if r.outcome == Survived && !reached {
 			r.uncovered = true
 		}
 		return r
@@ -291,7 +316,7 @@ func (h *harness) runStage(ctx context.Context, dir, bin string, st stage, limit
 		for _, name := range st.run {
 			args = append(args, "--run", globQuote(name))
 		}
-	} else if len(st.pkgs) > 0 {
+	} else if len(st.globs) > 0 {
 		for _, g := range st.globs {
 			args = append(args, "--run", g)
 		}

@@ -5,6 +5,8 @@ package main
 import (
 	"os/exec"
 	"strings"
+
+	"github.com/forge-conform/forge-conform/impl/readings"
 )
 
 // scopedStages are runs that judge only the mutants of one package: code
@@ -184,4 +186,25 @@ func (h *harness) scoped(st stage) bool {
 		}
 	}
 	return false
+}
+
+// readingStages are the corpus under each reading of impl/readings alone,
+// on the catalogs the reading names (the reference passes them all, as
+// impl/readings' test checks), whatever -run says, as for a scoped stage:
+// the code that serves a reading the SRD allows runs under that reading
+// only. Coverage picks them: baseline runs each with the instrumented
+// reference, and a mutant in statements no other stage executes runs the
+// reading runs that execute them. Only a mutant none reaches (nor a killed
+// process's case) is uncovered.
+func readingStages() []stage {
+	var out []stage
+	for _, r := range readings.All() {
+		globs := make([]string, len(r.Specs))
+		for i, s := range r.Specs {
+			globs[i] = s + "/*"
+		}
+		args := []string{"--golden-strict=false", "--reading", r.Key()}
+		out = append(out, stage{name: "reading " + r.Key(), globs: globs, args: func(string) []string { return args }})
+	}
+	return out
 }

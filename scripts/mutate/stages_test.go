@@ -4,10 +4,12 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/forge-conform/forge-conform/conformance/cases"
 	"github.com/forge-conform/forge-conform/conformance/corpus"
+	"github.com/forge-conform/forge-conform/impl/readings"
 )
 
 func TestStageJudges(t *testing.T) {
@@ -65,5 +67,35 @@ func TestComplexityCasesAreTheScalingCases(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("complexityCases() = %q; the corpus's scaling cases are %q", got, want)
+	}
+}
+
+// Every reading has a run over its catalogs, each a catalog of the corpus:
+// a reading whose catalog was renamed would run no case and judge nothing.
+func TestReadingStagesRunTheirCatalogs(t *testing.T) {
+	c, err := corpus.Load(cases.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]bool{}
+	for _, k := range c.Cases {
+		specs[strings.SplitN(k.FullName(), "/", 2)[0]] = true
+	}
+	runs := readingStages()
+	if len(runs) != len(readings.All()) {
+		t.Fatalf("%d reading runs for %d readings", len(runs), len(readings.All()))
+	}
+	for _, st := range runs {
+		if len(st.globs) == 0 {
+			t.Errorf("%s runs no catalog", st.name)
+		}
+		for _, g := range st.globs {
+			if !specs[strings.TrimSuffix(g, "/*")] {
+				t.Errorf("%s runs %q, no catalog of the corpus", st.name, g)
+			}
+		}
+		if args := st.args("bin"); !slices.Contains(args, strings.TrimPrefix(st.name, "reading ")) {
+			t.Errorf("%s: args %q do not take the reading", st.name, args)
+		}
 	}
 }
