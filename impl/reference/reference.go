@@ -81,10 +81,6 @@ type Options struct {
 	// Environ is the environment run_command inherits (before its
 	// denylist); nil means the process's (os.Environ).
 	Environ func() []string
-	// Crash, when set, is called at a requested crash point (PROTOCOL.md
-	// §10.2) instead of the process killing itself with SIGKILL, for
-	// in-process tests; nil kills the process.
-	Crash func()
 	// WrapJournal, when set, wraps the journal of every journaled turn and
 	// recover (and the UI the engine reports to): the suite's durability
 	// mutants (package impl/mutants) break journaling from outside. It
@@ -178,9 +174,7 @@ type Reference struct {
 	// testTools is set by a hello that asks for test_tools.
 	testTools atomic.Bool
 	policies  map[string]string
-	// crash replaces the SIGKILL of a crash point (Options.Crash).
-	crash   func()
-	tuiLook tui.Look
+	tuiLook   tui.Look
 	// recoverPrompt is Options.RecoverPrompt.
 	recoverPrompt func(*journal.Recovery) bool
 	// wrapJournal and afterRecovery are Options.WrapJournal and
@@ -218,7 +212,7 @@ func New(opts Options) (*Reference, error) {
 		fs = fsys.OS()
 	}
 	return &Reference{reg: reg, regTest: regTest, fs: fs, state: session.New(), policies: policies,
-		tuiLook: opts.TUI, crash: opts.Crash,
+		tuiLook:     opts.TUI,
 		wrapJournal: opts.WrapJournal, afterRecovery: opts.AfterRecovery,
 		recoverPrompt: opts.RecoverPrompt, engine: opts.Executor,
 		readings: slices.Clone(opts.Readings), newSandbox: opts.NewSandbox,
