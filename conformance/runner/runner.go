@@ -779,7 +779,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		in.Before, in.After = snap, after
 	}
 	res.Failures = check.Response(in)
-	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall {
+	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall && !timedOut(resp) {
 		again, _, stderr, err := exchange(req)
 		switch {
 		case err != nil:
@@ -887,6 +887,12 @@ func bySeverity(all []check.Failure, strict bool) (fails, warns, notes []check.F
 }
 
 func sameResponse(a, b fcp.Response) bool { return bytes.Equal(stripSeq(a), stripSeq(b)) }
+
+// timedOut reports whether r is a Timeout error: a call the framework
+// stopped at its limit, whose result depends on time (ToolError::Timeout
+// carries the elapsed time) rather than on the filesystem and the inputs
+// alone, so the determinism check does not repeat it.
+func timedOut(r fcp.Response) bool { return r.Error != nil && r.Error.Kind == "Timeout" }
 
 func stripSeq(r fcp.Response) []byte {
 	r.Seq = 0
