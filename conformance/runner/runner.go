@@ -475,6 +475,28 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 	}
 	var progMu sync.Mutex
 	var firstFailed atomic.Pointer[Result] // with FailFast
+	runOne := func(i int) {
+		if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
+			results[i] = res // handed over before the failure, started after it
+			return
+		}
+		res := r.RunCase(caseCtx, cases[i])
+		if stop.record(res) && !res.Unselected {
+			res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
+		}
+		results[i] = res
+		if r.opts.FailFast && (res.Status == Failed || res.Status == Errored) {
+			firstFailed.CompareAndSwap(nil, res)
+		}
+		if r.opts.Progress != nil && !res.Unselected {
+			progMu.Lock()
+			prog.Done++
+			prog.Failed += btoi(res.Status == Failed)
+			prog.Errored += btoi(res.Status == Errored)
+			r.opts.Progress(prog)
+			progMu.Unlock()
+		}
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < r.opts.Jobs; w++ {
@@ -482,30 +504,15 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
-					results[i] = res // handed over before the failure, started after it
-					continue
-				}
-				res := r.RunCase(caseCtx, cases[i])
-				if stop.record(res) && !res.Unselected {
-					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
-				}
-				results[i] = res
-				if r.opts.FailFast && (res.Status == Failed || res.Status == Errored) {
-					firstFailed.CompareAndSwap(nil, res)
-				}
-				if r.opts.Progress != nil && !res.Unselected {
-					progMu.Lock()
-					prog.Done++
-					prog.Failed += btoi(res.Status == Failed)
-					prog.Errored += btoi(res.Status == Errored)
-					r.opts.Progress(prog)
-					progMu.Unlock()
-				}
+				runOne(i)
 			}
 		}()
 	}
+	waiting := r.startWaiting(cases, runOne, &wg)
 	for i := range cases {
+		if waiting[i] {
+			continue
+		}
 		if stop.stopped() != nil {
 			results[i] = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)",
 				Unselected: r.opts.Select != nil && !r.opts.Select.Match(cases[i])}
