@@ -7,7 +7,7 @@ type ToolChecks struct {
 	Invariants func(Input) []Failure
 	// Deterministic are the requirements a repeated call checks: the same
 	// call on the same filesystem must give the same response. Empty: the
-	// engine does not repeat the call.
+	// engine does not repeat the call (nor a call that timed out).
 	Deterministic []string
 }
 

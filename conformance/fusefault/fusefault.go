@@ -22,7 +22,9 @@
 //	lstat, stat  LOOKUP of the path and GETATTR of its node fail (both:
 //	             through FUSE the two differ only on a symlink's target)
 //	readdir      OPENDIR succeeds, READDIR fails (getdents returns the error)
-//	open         OPEN, OPENDIR and CREATE of the path fail
+//	             after the fault's Delay
+//	open         OPEN, OPENDIR and CREATE of the path fail after the fault's
+//	             Delay
 //	openwrite    OPEN and CREATE fail when the flags write, create, truncate
 //	             or append
 //	readlink     READLINK fails
@@ -82,7 +84,8 @@ type Fault struct {
 	// Nth (write and fsync): the Nth file handle written (synced) at or
 	// below Path fails; 0 means 1.
 	Nth int
-	// Delay (write and fsync): a failing request is answered after Delay.
+	// Delay (write, fsync, open and readdir): a failing request is
+	// answered after Delay, or at once when the caller is interrupted.
 	Delay time.Duration
 }
 
@@ -133,26 +136,33 @@ func Probe(tmp string) error {
 // New mounts src at the existing empty directory mnt with faults injected.
 // Unmount it when done.
 func New(src, mnt string, faults []Fault) (*Mount, error) {
-	set := map[key]syscall.Errno{}
+	set := map[key]Fault{}
 	var counted []Fault
 	for _, f := range faults {
 		if f.Errno == 0 {
 			return nil, fmt.Errorf("fusefault: fault %s %q has no errno", f.Op, f.Path)
 		}
 		switch f.Op {
-		case OpLstat, OpStat, OpReaddir, OpOpen, OpOpenWrite, OpReadlink, OpRename, OpLink:
+		case OpLstat, OpStat, OpOpenWrite, OpReadlink, OpRename, OpLink:
 			if f.Nth != 0 || f.Delay != 0 {
-				return nil, fmt.Errorf("fusefault: fault %s %q: only write and fsync faults take Nth and Delay", f.Op, f.Path)
+				return nil, fmt.Errorf("fusefault: fault %s %q: only write, fsync, open and readdir faults take a Delay, only write and fsync an Nth", f.Op, f.Path)
+			}
+		case OpReaddir, OpOpen:
+			if f.Nth != 0 {
+				return nil, fmt.Errorf("fusefault: fault %s %q: only write and fsync faults take an Nth", f.Op, f.Path)
 			}
 		case OpWrite, OpFsync:
 		default:
 			return nil, fmt.Errorf("fusefault: fault op %q is unknown", f.Op)
 		}
+		if f.Delay < 0 {
+			return nil, fmt.Errorf("fusefault: fault %s %q: negative Delay %v", f.Op, f.Path, f.Delay)
+		}
 		k := key{f.Op, path.Clean(f.Path)}
 		if _, dup := set[k]; !dup {
-			set[k] = f.Errno
+			f.Path = k.path
+			set[k] = f
 			if f.Op == OpWrite || f.Op == OpFsync {
-				f.Path = k.path
 				counted = append(counted, f)
 			}
 		}
@@ -261,7 +271,7 @@ type key struct{ op, path string }
 // node is a loopback node that fails the operations its faults name.
 type node struct {
 	*fs.LoopbackNode
-	faults map[key]syscall.Errno
+	faults map[key]Fault
 	counts *counts // the write and fsync faults, shared by every node
 }
 
@@ -296,12 +306,22 @@ func rel(in fs.InodeEmbedder) string {
 
 func (n *node) child(name string) string { return path.Join(rel(n), name) }
 
-// fault returns the errno injected for the first of ops on p, or 0.
+// fault returns the errno injected for the first of ops on p, or 0, at
+// once: for the faults without a delay.
 func (n *node) fault(p string, ops ...string) syscall.Errno {
 	for _, op := range ops {
-		if e, ok := n.faults[key{op, p}]; ok {
-			return e
+		if f, ok := n.faults[key{op, p}]; ok {
+			return f.Errno
 		}
+	}
+	return 0
+}
+
+// delayedFault returns the errno injected for op on p after the fault's
+// delay (Fault.fail), or 0 at once.
+func (n *node) delayedFault(ctx context.Context, p, op string) syscall.Errno {
+	if f, ok := n.faults[key{op, p}]; ok {
+		return f.fail(ctx)
 	}
 	return 0
 }
@@ -328,18 +348,18 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	p := rel(n)
-	if e := n.fault(p, OpOpen); e != 0 {
+	if e := n.delayedFault(ctx, p, OpOpen); e != 0 {
 		return nil, 0, e
 	}
-	if e := n.fault(p, OpReaddir); e != 0 {
-		return failingDir{e}, 0, 0
+	if f, ok := n.faults[key{OpReaddir, p}]; ok {
+		return failingDir{f}, 0, 0
 	}
 	return n.LoopbackNode.OpendirHandle(ctx, flags)
 }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	p := rel(n)
-	if e := n.fault(p, OpOpen); e != 0 {
+	if e := n.delayedFault(ctx, p, OpOpen); e != 0 {
 		return nil, 0, e
 	}
 	if writes(flags) {
@@ -352,7 +372,10 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	if e := n.fault(n.child(name), OpOpen, OpOpenWrite); e != 0 {
+	if e := n.delayedFault(ctx, n.child(name), OpOpen); e != 0 {
+		return nil, nil, 0, e
+	}
+	if e := n.fault(n.child(name), OpOpenWrite); e != 0 {
 		return nil, nil, 0, e
 	}
 	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
@@ -384,9 +407,12 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	return n.LoopbackNode.Link(ctx, target, name, out)
 }
 
-// failingDir is an opened directory whose listing fails.
-type failingDir struct{ errno syscall.Errno }
+// failingDir is an opened directory whose listing fails after the fault's
+// delay.
+type failingDir struct{ fault Fault }
 
 var _ fs.FileReaddirenter = failingDir{}
 
-func (d failingDir) Readdirent(context.Context) (*fuse.DirEntry, syscall.Errno) { return nil, d.errno }
+func (d failingDir) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	return nil, d.fault.fail(ctx)
+}

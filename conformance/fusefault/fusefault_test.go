@@ -277,3 +277,55 @@ func TestWriteAndFsyncFaults(t *testing.T) {
 		t.Errorf("d/.tmp1 on disk: %q, %v", b, err)
 	}
 }
+
+// TestDelayedOpenAndReaddirFaults: a delayed open fault holds back every
+// open of its path (a file's and a directory's) before it fails; a delayed
+// readdir fault's directory opens, and its listing waits before it fails.
+func TestDelayedOpenAndReaddirFaults(t *testing.T) {
+	const delay = 100 * time.Millisecond
+	_, mnt := mount(t, []Fault{
+		{Op: OpOpen, Path: "a.txt", Errno: syscall.EIO, Delay: delay},
+		{Op: OpOpen, Path: "e", Errno: syscall.EACCES, Delay: delay},
+		{Op: OpReaddir, Path: "d", Errno: syscall.EIO, Delay: delay},
+	})
+	at := func(p string) string { return filepath.Join(mnt, p) }
+	tests := []struct {
+		name string
+		op   func() error
+		want error // nil: succeeds
+		slow bool  // the call waits for the delay
+	}{
+		{"open a file", func() error { _, err := os.ReadFile(at("a.txt")); return err }, syscall.EIO, true},
+		{"create over it", func() error { return os.WriteFile(at("a.txt"), []byte("x"), 0o644) }, syscall.EIO, true},
+		{"open a dir", func() error { _, err := os.ReadDir(at("e")); return err }, syscall.EACCES, true},
+		{"list a dir", func() error { _, err := os.ReadDir(at("d")); return err }, syscall.EIO, true},
+		{"open in the listed dir", func() error { _, err := os.ReadFile(at("d/x")); return err }, nil, false},
+		{"other file", func() error { _, err := os.ReadFile(at("b.txt")); return err }, nil, false},
+	}
+	for _, tt := range tests {
+		start := time.Now()
+		err := tt.op()
+		took := time.Since(start)
+		if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
+			t.Errorf("%s: got %v, want %v", tt.name, err, tt.want)
+		}
+		if tt.slow && took < delay {
+			t.Errorf("%s: failed after %v, before its %v delay", tt.name, took, delay)
+		}
+	}
+}
+
+// TestDelayNeedsADelayedOp: only write, fsync, open and readdir faults take
+// a delay, only write and fsync an Nth.
+func TestDelayNeedsADelayedOp(t *testing.T) {
+	for _, f := range []Fault{
+		{Op: OpLstat, Path: "a.txt", Errno: syscall.EIO, Delay: time.Second},
+		{Op: OpReaddir, Path: "d", Errno: syscall.EIO, Nth: 2},
+		{Op: OpOpen, Path: "a.txt", Errno: syscall.EIO, Delay: -time.Second},
+	} {
+		if m, err := New(t.TempDir(), t.TempDir(), []Fault{f}); err == nil {
+			_ = m.Unmount()
+			t.Errorf("New accepted %+v", f)
+		}
+	}
+}

@@ -475,6 +475,28 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 	}
 	var progMu sync.Mutex
 	var firstFailed atomic.Pointer[Result] // with FailFast
+	runOne := func(i int) {
+		if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
+			results[i] = res // handed over before the failure, started after it
+			return
+		}
+		res := r.RunCase(caseCtx, cases[i])
+		if stop.record(res) && !res.Unselected {
+			res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
+		}
+		results[i] = res
+		if r.opts.FailFast && (res.Status == Failed || res.Status == Errored) {
+			firstFailed.CompareAndSwap(nil, res)
+		}
+		if r.opts.Progress != nil && !res.Unselected {
+			progMu.Lock()
+			prog.Done++
+			prog.Failed += btoi(res.Status == Failed)
+			prog.Errored += btoi(res.Status == Errored)
+			r.opts.Progress(prog)
+			progMu.Unlock()
+		}
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < r.opts.Jobs; w++ {
@@ -482,30 +504,15 @@ func (r *Runner) RunAll(ctx context.Context) *Run {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if res := r.failFastSkip(cases[i], firstFailed.Load()); res != nil {
-					results[i] = res // handed over before the failure, started after it
-					continue
-				}
-				res := r.RunCase(caseCtx, cases[i])
-				if stop.record(res) && !res.Unselected {
-					res = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)"}
-				}
-				results[i] = res
-				if r.opts.FailFast && (res.Status == Failed || res.Status == Errored) {
-					firstFailed.CompareAndSwap(nil, res)
-				}
-				if r.opts.Progress != nil && !res.Unselected {
-					progMu.Lock()
-					prog.Done++
-					prog.Failed += btoi(res.Status == Failed)
-					prog.Errored += btoi(res.Status == Errored)
-					r.opts.Progress(prog)
-					progMu.Unlock()
-				}
+				runOne(i)
 			}
 		}()
 	}
+	waiting := r.startWaiting(cases, runOne, &wg)
 	for i := range cases {
+		if waiting[i] {
+			continue
+		}
 		if stop.stopped() != nil {
 			results[i] = &Result{Case: cases[i], Status: Skipped, Message: "not run: the run stopped early (see the cause above)",
 				Unselected: r.opts.Select != nil && !r.opts.Select.Match(cases[i])}
@@ -779,7 +786,7 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		in.Before, in.After = snap, after
 	}
 	res.Failures = check.Response(in)
-	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall {
+	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall && !timedOut(resp) {
 		again, _, stderr, err := exchange(req)
 		switch {
 		case err != nil:
@@ -887,6 +894,12 @@ func bySeverity(all []check.Failure, strict bool) (fails, warns, notes []check.F
 }
 
 func sameResponse(a, b fcp.Response) bool { return bytes.Equal(stripSeq(a), stripSeq(b)) }
+
+// timedOut reports whether r is a Timeout error: a call the framework
+// stopped at its limit, whose result depends on time (ToolError::Timeout
+// carries the elapsed time) rather than on the filesystem and the inputs
+// alone, so the determinism check does not repeat it.
+func timedOut(r fcp.Response) bool { return r.Error != nil && r.Error.Kind == "Timeout" }
 
 func stripSeq(r fcp.Response) []byte {
 	r.Seq = 0

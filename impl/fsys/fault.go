@@ -49,8 +49,10 @@ type Fault struct {
 	// (from 1) to be written (or synced) at or below Path; 0 means 1.
 	// Other ops take no Nth.
 	Nth int
-	// Delay, for OpWrite and OpFsync, makes each failing call wait this
-	// long before it fails: a slow disk, for timeouts. Other ops take none.
+	// Delay, for OpWrite, OpFsync, OpOpen and OpReaddir, makes each
+	// failing call wait this long before it fails: a slow disk, for
+	// timeouts. An OpReaddir fault's directory opens at once; its listing
+	// waits. Other ops take none.
 	Delay time.Duration
 }
 
@@ -65,8 +67,10 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("fault %s %q has no error; set one, e.g. from ParseErrno", f.Op, f.Path)
 	case f.Nth < 0 || f.Delay < 0:
 		return fmt.Errorf("fault %s %q: Nth %d and Delay %v must not be negative", f.Op, f.Path, f.Nth, f.Delay)
-	case (f.Nth != 0 || f.Delay != 0) && !counted(f.Op):
-		return fmt.Errorf("fault %s %q: only %s and %s faults take an Nth or a Delay", f.Op, f.Path, OpWrite, OpFsync)
+	case f.Nth != 0 && !counted(f.Op):
+		return fmt.Errorf("fault %s %q: only %s and %s faults take an Nth", f.Op, f.Path, OpWrite, OpFsync)
+	case f.Delay != 0 && !delayed(f.Op):
+		return fmt.Errorf("fault %s %q: only %s, %s, %s and %s faults take a Delay", f.Op, f.Path, OpWrite, OpFsync, OpOpen, OpReaddir)
 	}
 	return nil
 }
@@ -95,6 +99,15 @@ func ParseErrno(name string) (syscall.Errno, error) {
 
 type faultKey struct{ op, path string }
 
+// delayed reports whether a fault of op may take a Delay.
+func delayed(op string) bool { return counted(op) || op == OpOpen || op == OpReaddir }
+
+// injected is what a fault that is not counted does: wait, then fail.
+type injected struct {
+	err   error
+	delay time.Duration
+}
+
 // FaultFs wraps a filesystem and fails the operations its faults name with
 // a *fs.PathError carrying the fault's error; everything else is delegated.
 // Faults match the exact cleaned path only, never its descendants (but
@@ -104,19 +117,19 @@ type faultKey struct{ op, path string }
 // per case.
 type FaultFs struct {
 	base    afero.Fs
-	faults  map[faultKey]error
+	faults  map[faultKey]injected
 	counted *counters // write and fsync faults
 }
 
 // NewFaultFs returns a FaultFs over base. Faults with an unknown Op never
 // match; check them first with Fault.Validate.
 func NewFaultFs(base afero.Fs, faults []Fault) afero.Fs {
-	m := make(map[faultKey]error, len(faults))
+	m := make(map[faultKey]injected, len(faults))
 	var cs []countedFault
 	for _, f := range faults {
 		k := faultKey{f.Op, filepath.Clean(f.Path)}
 		if _, dup := m[k]; !dup {
-			m[k] = f.Err
+			m[k] = injected{err: f.Err, delay: f.Delay}
 			if counted(f.Op) {
 				cs = append(cs, countedFault{Fault: f, path: k.path})
 			}
@@ -131,11 +144,25 @@ var (
 	_ NoReplaceLinker = (*FaultFs)(nil)
 )
 
-// fault returns the injected error for op on name, or nil.
+// fault returns the injected error for op on name after the fault's
+// delay, or nil at once.
 func (f *FaultFs) fault(op, name string) error {
-	err, ok := f.faults[faultKey{op, filepath.Clean(name)}]
+	in, ok := f.lookup(op, name)
 	if !ok {
 		return nil
+	}
+	if in.delay > 0 {
+		time.Sleep(in.delay)
+	}
+	return in.err
+}
+
+// lookup returns the fault for op on name, its error the *fs.PathError
+// the os package would return.
+func (f *FaultFs) lookup(op, name string) (injected, bool) {
+	in, ok := f.faults[faultKey{op, filepath.Clean(name)}]
+	if !ok {
+		return injected{}, false
 	}
 	pathOp := op
 	switch op {
@@ -144,7 +171,8 @@ func (f *FaultFs) fault(op, name string) error {
 	case OpOpenWrite:
 		pathOp = OpOpen
 	}
-	return &fs.PathError{Op: pathOp, Path: name, Err: err}
+	in.err = &fs.PathError{Op: pathOp, Path: name, Err: in.err}
+	return in, true
 }
 
 // Name implements afero.Fs.
@@ -218,8 +246,8 @@ func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File,
 	if err != nil {
 		return nil, err
 	}
-	if rerr := f.fault(OpReaddir, name); rerr != nil {
-		return &faultFile{File: file, err: rerr}, nil
+	if in, ok := f.lookup(OpReaddir, name); ok {
+		return &faultFile{File: file, fault: in}, nil
 	}
 	return f.counted.wrap(file, name), nil
 }
@@ -257,8 +285,8 @@ func (f *FaultFs) LinkNoReplace(oldname, newname string) error {
 // package returns; nil otherwise.
 func (f *FaultFs) linkFault(op, oldname, newname string) error {
 	for _, name := range []string{oldname, newname} {
-		if err, ok := f.faults[faultKey{op, filepath.Clean(name)}]; ok {
-			return &os.LinkError{Op: op, Old: oldname, New: newname, Err: err}
+		if in, ok := f.faults[faultKey{op, filepath.Clean(name)}]; ok {
+			return &os.LinkError{Op: op, Old: oldname, New: newname, Err: in.err}
 		}
 	}
 	return nil
@@ -275,14 +303,22 @@ func (f *FaultFs) Chtimes(name string, atime, mtime time.Time) error {
 	return f.base.Chtimes(name, atime, mtime)
 }
 
-// faultFile is an opened directory whose listing fails with err.
+// faultFile is an opened directory whose listing fails with the fault's
+// error after its delay.
 type faultFile struct {
 	afero.File
-	err error
+	fault injected
+}
+
+func (f *faultFile) fail() error {
+	if f.fault.delay > 0 {
+		time.Sleep(f.fault.delay)
+	}
+	return f.fault.err
 }
 
 // Readdir implements afero.File.
-func (f *faultFile) Readdir(int) ([]fs.FileInfo, error) { return nil, f.err }
+func (f *faultFile) Readdir(int) ([]fs.FileInfo, error) { return nil, f.fail() }
 
 // Readdirnames implements afero.File.
-func (f *faultFile) Readdirnames(int) ([]string, error) { return nil, f.err }
+func (f *faultFile) Readdirnames(int) ([]string, error) { return nil, f.fail() }

@@ -430,7 +430,11 @@ func TestFaultValidate(t *testing.T) {
 		{Fault{Op: OpFsync, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpWrite, Path: "/x", Err: syscall.EIO, Nth: -1}, true},
 		{Fault{Op: OpRename, Path: "/x", Err: syscall.EIO, Nth: 2}, true},
-		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO, Delay: time.Second}, true},
+		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO, Delay: time.Second}, false},
+		{Fault{Op: OpReaddir, Path: "/x", Err: syscall.EIO, Delay: time.Second}, false},
+		{Fault{Op: OpReaddir, Path: "/x", Err: syscall.EIO, Nth: 2}, true},
+		{Fault{Op: OpLstat, Path: "/x", Err: syscall.EIO, Delay: time.Second}, true},
+		{Fault{Op: OpOpen, Path: "/x", Err: syscall.EIO, Delay: -time.Second}, true},
 		{Fault{Op: OpOpenWrite, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpRename, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpLink, Path: "/x", Err: syscall.EIO}, false},
@@ -622,4 +626,46 @@ func TestFaultFsCountsWrites(t *testing.T) {
 	if got, _ := os.ReadFile(p("d/t1")); string(got) != "1more" {
 		t.Errorf("d/t1 = %q, want the unfaulted writes", got)
 	}
+}
+
+// TestFaultFsDelays: a delayed open fault waits before every open of its
+// path fails; a delayed readdir fault's directory opens at once and its
+// listing waits before it fails; other paths open.
+func TestFaultFsDelays(t *testing.T) {
+	root := buildTree(t, []node{
+		{path: "d", dir: true, mode: 0o755},
+		{path: "d/x", mode: 0o644, body: "x"},
+		{path: "f", mode: 0o644, body: "f"},
+	})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	const delay = 50 * time.Millisecond
+	fsys := NewFaultFs(OS(), []Fault{
+		{Op: OpOpen, Path: p("f"), Err: syscall.EIO, Delay: delay},
+		{Op: OpReaddir, Path: p("d"), Err: syscall.EACCES, Delay: delay},
+	})
+	timed := func(what string, op func() error, want syscall.Errno, slow bool) {
+		t.Helper()
+		start := time.Now()
+		err := op()
+		took := time.Since(start)
+		checkErr(t, err, want)
+		if slow && took < delay {
+			t.Errorf("%s returned after %v, before its %v delay", what, took, delay)
+		}
+	}
+	timed("open f", func() error { _, err := fsys.Open(p("f")); return err }, syscall.EIO, true)
+	timed("open f again", func() error { _, err := fsys.OpenFile(p("f"), os.O_RDONLY, 0); return err }, syscall.EIO, true)
+	var dir afero.File
+	timed("open d", func() error { var err error; dir, err = fsys.Open(p("d")); return err }, 0, false)
+	if dir != nil {
+		defer dir.Close()
+		timed("list d", func() error { _, err := dir.Readdirnames(-1); return err }, syscall.EACCES, true)
+	}
+	timed("open d/x", func() error {
+		f, err := fsys.Open(p("d/x"))
+		if err == nil {
+			f.Close()
+		}
+		return err
+	}, 0, false)
 }
