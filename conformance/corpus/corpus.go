@@ -80,6 +80,13 @@
 //	  "subsequence": [{"path": "a"}, {"path": "a/b"}] // elements matching these,
 //	}}                                      // in this order (others may come between)
 //
+// In a turn case's model scripts (turn.model, turn.recover[].model), an
+// object {"$repeat": TEXT, "times": N} in place of a string stands for TEXT
+// repeated N times (N from 1 to 10,000,000; RepeatKey): Load expands it, so
+// a case about a size limit need not copy hundreds of kilobytes:
+//
+//	"args": {"result": {"$repeat": "x", "times": 300000}}
+//
 // An object whose only key is "$any" lists the readings the SRD allows for
 // one value; the value matches when it matches one of them (at least two):
 //
@@ -544,6 +551,9 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 			}
 			if k.Tool == "" {
 				k.Tool = OpTurn
+			}
+			if err := k.Turn.expandRepeats(); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
 			}
 			if err := k.Turn.checkBenign(); err != nil {
 				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
