@@ -80,17 +80,17 @@
 //	  "subsequence": [{"path": "a"}, {"path": "a/b"}] // elements matching these,
 //	}}                                      // in this order (others may come between)
 //
+// An object whose only key is "$any" lists the readings the SRD allows for
+// one value; the value matches when it matches one of them (at least two):
+//
+//	"before": {"$any": [[], ["l1"]]}        // no context line, or the one there is
+//
 // In a turn case's model scripts (turn.model, turn.recover[].model), an
 // object {"$repeat": TEXT, "times": N} in place of a string stands for TEXT
 // repeated N times (N from 1 to 10,000,000; RepeatKey): Load expands it, so
 // a case about a size limit need not copy hundreds of kilobytes:
 //
 //	"args": {"result": {"$repeat": "x", "times": 300000}}
-//
-// An object whose only key is "$any" lists the readings the SRD allows for
-// one value; the value matches when it matches one of them (at least two):
-//
-//	"before": {"$any": [[], ["l1"]]}        // no context line, or the one there is
 package corpus
 
 import (
