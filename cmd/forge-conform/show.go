@@ -84,6 +84,7 @@ func cmdShow(args []string, stdout io.Writer) (int, error) {
 		} else {
 			raw, _ = json.Marshal(l.Request)
 		}
+		raw = readable(raw)
 		if l.Fresh {
 			w("  (after the crash, to a fresh process after hello) %s\n", raw)
 			continue
@@ -242,4 +243,55 @@ type userRequest struct {
 func (r userRequest) String() string {
 	raw, _ := json.Marshal(r)
 	return string(raw)
+}
+
+// longString is the length above which show prints a string of a request
+// by its length and start (a size-limit case's argument, written as a
+// $repeat in the case: corpus.RepeatKey), so that the line stays readable;
+// --requests prints every string whole.
+const longString = 4096
+
+// readable is the request line raw with each long string shortened to
+// "<N bytes: START…>"; a line with none is returned unchanged.
+func readable(raw []byte) []byte {
+	if len(raw) <= longString {
+		return raw
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			if len(v) > longString {
+				changed = true
+				return fmt.Sprintf("<%d bytes: %s…>", len(v), strings.ToValidUTF8(v[:32], ""))
+			}
+		case map[string]any:
+			for k, e := range v {
+				v[k] = walk(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = walk(e)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !changed {
+		return raw
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -21,6 +21,11 @@ const KindTurnGolden = "turn-golden"
 // digest instead of the text.
 const bigText = 2048
 
+// bigArgsText is the length of a tool use's arguments above which a golden
+// cuts their big strings (a size-limit case's, FR-LIM-03); smaller
+// arguments are shown whole.
+const bigArgsText = 64 << 10
+
 // TurnGolden renders a turn's golden file from its normalized log: one
 // line per event (a call's chunks of one stream coalesced, so chunk
 // boundaries never matter, I-EXE-20; model_request tools by name),
@@ -83,10 +88,18 @@ func TurnGolden(log *turnlog.Log) []byte {
 
 // goldenMessages are ms as a golden shows them: each content with
 // search_files' elapsed_ms masked (the one field that varies between runs,
-// I-SF-18), then cut to its size and hash when big.
+// I-SF-18), then cut to its size and hash when big; so are a tool use's
+// big argument strings (a size-limit case's, FR-LIM-03).
 func goldenMessages(ms []fcp.Message) []fcp.Message {
 	out := make([]fcp.Message, len(ms))
 	for i, m := range ms {
+		if len(m.Args) > bigArgsText {
+			m.Args = bigArgs(m.Args)
+		}
+		if m.RawArgs != nil && len(*m.RawArgs) > bigArgsText {
+			r := big(*m.RawArgs)
+			m.RawArgs = &r
+		}
 		if m.Content != nil {
 			c := big(elapsedField.ReplaceAllString(*m.Content, `"elapsed_ms":0`))
 			m.Content = &c
@@ -94,6 +107,38 @@ func goldenMessages(ms []fcp.Message) []fcp.Message {
 		out[i] = m
 	}
 	return out
+}
+
+// bigArgs is args with each big string in it cut as big does (args that
+// are not JSON are cut whole, as a string).
+func bigArgs(args json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		v = string(args)
+	}
+	var cut func(any) any
+	cut = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			return big(v)
+		case map[string]any:
+			for k, e := range v {
+				v[k] = cut(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = cut(e)
+			}
+		}
+		return v
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(cut(v))
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func big(s string) string {

@@ -84,6 +84,13 @@
 // one value; the value matches when it matches one of them (at least two):
 //
 //	"before": {"$any": [[], ["l1"]]}        // no context line, or the one there is
+//
+// In a turn case's model scripts (turn.model, turn.recover[].model), an
+// object {"$repeat": TEXT, "times": N} in place of a string stands for TEXT
+// repeated N times (N from 1 to 10,000,000; RepeatKey): Load expands it, so
+// a case about a size limit need not copy hundreds of kilobytes:
+//
+//	"args": {"result": {"$repeat": "x", "times": 300000}}
 package corpus
 
 import (
@@ -544,6 +551,9 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 			}
 			if k.Tool == "" {
 				k.Tool = OpTurn
+			}
+			if err := k.Turn.expandRepeats(); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
 			}
 			if err := k.Turn.checkBenign(); err != nil {
 				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)

@@ -18,7 +18,8 @@ type TurnSpec struct {
 	// User is the user message that starts the turn.
 	User string `json:"user"`
 	// Model is the scripted model: an array of fcp.ModelResponse ("$ROOT"
-	// and "$OUTSIDE" expand in strings).
+	// and "$OUTSIDE" expand in strings at the runner; $repeat objects are
+	// expanded at load, RepeatKey).
 	Model json.RawMessage `json:"model"`
 	// Decide answers the turn's confirmations in order: the n-th
 	// confirmation gets Decide[n] (the last one repeats; none means
@@ -77,7 +78,8 @@ type TurnSpec struct {
 
 // RecoverStep is one recover request after a crash (PROTOCOL.md §10.3).
 type RecoverStep struct {
-	// Model is the script of the resumed turn ("$ROOT" expands).
+	// Model is the script of the resumed turn ("$ROOT" expands; $repeat
+	// objects are expanded at load).
 	Model json.RawMessage `json:"model"`
 	// Decision answers the recovery prompt: resume or discard.
 	Decision string `json:"decision,omitempty"`

@@ -230,6 +230,7 @@ func All() []Mutant {
 	ms = append(ms, definitionsMutants()...)
 	ms = append(ms, holesH1Mutants()...)
 	ms = append(ms, escapeSelectMutants()...)
+	ms = append(ms, argsDefaultMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

@@ -1,7 +1,9 @@
 package readings
 
 import (
+	"github.com/forge-conform/forge-conform/impl/config"
 	"github.com/forge-conform/forge-conform/impl/executor"
+	"github.com/forge-conform/forge-conform/impl/executor/policy"
 	"github.com/forge-conform/forge-conform/impl/executor/sanitize"
 	"github.com/forge-conform/forge-conform/impl/reference"
 	"github.com/forge-conform/forge-conform/impl/tool"
@@ -71,10 +73,26 @@ func executorReadings() []Reading {
 			Apply: func(o *reference.Options) { o.Executor.RejectDuplicates = true },
 		},
 		{
+			Interp: "I-EXE-34", Name: "kb",
+			Doc:   "with no max_tool_args_bytes key, the arguments limit is 256,000 bytes (256 KB read in decimal)",
+			Specs: []string{"tool_executor"},
+			Apply: func(o *reference.Options) { o.Executor.Policy = decimalArgsDefault },
+		},
+		{
 			Interp: "I-APR-02", Name: "three-dots",
 			Doc:   `a summary over 200 characters keeps its first 197 and ends with "..."`,
 			Specs: loop,
 			Apply: func(o *reference.Options) { o.Executor.Summarize = tool.SummarizeThreeDots },
 		},
 	}
+}
+
+// decimalArgsDefault loads the loop policy with FR-LIM-03's default read as
+// 256,000 bytes (I-EXE-34's reading kb); a configured value is kept.
+func decimalArgsDefault(cfg config.Config) (policy.Loop, error) {
+	l, err := policy.Load(cfg)
+	if _, set := cfg.Tools["max_tool_args_bytes"]; !set {
+		l.MaxArgsBytes = 256_000
+	}
+	return l, err
 }
