@@ -10,8 +10,8 @@ import (
 	"github.com/forge-conform/forge-conform/impl/tui"
 )
 
-// controlsOnlyMutants are a sanitizer fast path that lets text made of
-// control characters alone through, a truncation that also cuts a result
+// controlsOnlyMutants are sanitizer fast paths that let text made of
+// control characters (or of DEL) alone through, a truncation that also cuts a result
 // of exactly the limit, and a TUI that keeps U+061C ARABIC LETTER MARK on
 // the screen. The first two are parts of the engine (executor.Options'
 // Stream, Results, Truncate), which no wrapper of a tool reaches; the third
@@ -25,6 +25,15 @@ func controlsOnlyMutants() []Mutant {
 			Options: engine(executor.Options{
 				Stream:  func() executor.Sanitizer { return &rawWhen{raw: controlsOnly, s: sanitize.Options{}.Stream()} },
 				Results: func(s string) string { return rawIf(controlsOnly, s, sanitize.String) },
+			}),
+		},
+		{
+			Name: "sanitize-del-only-raw", Doc: "the sanitizer passes a chunk or result made only of DEL (U+007F) through unchanged",
+			Specs: []string{"tool_executor"}, Run: turnRun,
+			Breaks: ids("tool_executor", "FR-OUT-02"),
+			Options: engine(executor.Options{
+				Stream:  func() executor.Sanitizer { return &rawWhen{raw: delOnly, s: sanitize.Options{}.Stream()} },
+				Results: func(s string) string { return rawIf(delOnly, s, sanitize.String) },
 			}),
 		},
 		{
@@ -46,6 +55,11 @@ func controlsOnlyMutants() []Mutant {
 // 0x20.
 func controlsOnly(s string) bool {
 	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x20 })
+}
+
+// delOnly reports whether s is non-empty and every byte of it is DEL.
+func delOnly(s string) bool {
+	return s != "" && strings.Trim(s, "\x7f") == ""
 }
 
 // rawIf returns s unchanged when raw(s), else clean(s).

@@ -132,19 +132,35 @@ func (h *harness) modulePath(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// beyond returns the files where c executed a statement that other
+// holds but never executed: code only c's run reaches. Both profiles come
+// from one build, so a block is the same span in each.
+func (c covered) beyond(other covered) map[string]bool {
+	out := map[string]bool{}
+	for file, blocks := range c {
+		unrun := map[[4]int]bool{}
+		for _, b := range other[file] {
+			if b.Count == 0 {
+				unrun[[4]int{b.StartLine, b.StartCol, b.EndLine, b.EndCol}] = true
+			}
+		}
+		for _, b := range blocks {
+			if b.Count > 0 && unrun[[4]int{b.StartLine, b.StartCol, b.EndLine, b.EndCol}] {
+				out[file] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
 // readingBaseline runs the corpus under each reading alone with the
 // instrumented reference first (two at a time), keeping with each run what
 // it executed, into h.readingRuns. Each must pass, as every stage must.
 func (h *harness) readingBaseline(ctx context.Context, dir, first, mod string) error {
-	outside := false
-	for _, m := range h.sample {
-		f := m.pkg.Files[m.site.File]
-		outside = outside || h.cover.uncovered(&f, m.site)
-	}
-	if !outside {
-		return nil // every mutant sampled is inside what the runs above execute
-	}
 	runs := readingStages()
+	began := time.Now()
+	defer func() { h.readingTook = time.Since(began) }()
 	errs := make([]error, len(runs))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
@@ -173,6 +189,7 @@ func (h *harness) readingBaseline(ctx context.Context, dir, first, mod string) e
 			}
 			st.took = time.Since(began)
 			st.cover, errs[i] = h.readCoverage(ctx, cdir, mod)
+			st.owns = st.cover.beyond(h.cover)
 		}()
 	}
 	wg.Wait()

@@ -5,6 +5,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/cover"
 )
 
 func TestCoveredReaches(t *testing.T) {
@@ -32,5 +34,31 @@ func TestCoveredReaches(t *testing.T) {
 	}
 	if hit, known := c.reaches("p/other.go", src, at("x > 0")); hit || known {
 		t.Errorf("a file without blocks: reaches = %v, %v; want false, false", hit, known)
+	}
+}
+
+// beyond names the files where a reading's run executed a block the other
+// runs left at zero: the files whose mutants face that reading's run.
+func TestCoveredBeyond(t *testing.T) {
+	cond := cover.ProfileBlock{StartLine: 3, StartCol: 19, EndLine: 4, EndCol: 10, NumStmt: 1}
+	body := cover.ProfileBlock{StartLine: 4, StartCol: 10, EndLine: 6, EndCol: 3, NumStmt: 1}
+	with := func(b cover.ProfileBlock, n int) cover.ProfileBlock { b.Count = n; return b }
+	main := covered{
+		"p/opt.go":   {with(cond, 5), with(body, 0)},
+		"p/plain.go": {with(cond, 5), with(body, 2)},
+		"p/dead.go":  {with(cond, 0), with(body, 0)},
+	}
+	reading := covered{
+		"p/opt.go":   {with(cond, 2), with(body, 1)}, // the option's branch: only here
+		"p/plain.go": {with(cond, 1), with(body, 1)}, // nothing the main runs missed
+		"p/dead.go":  {with(cond, 0), with(body, 0)}, // never run by anyone
+	}
+	got := reading.beyond(main)
+	want := map[string]bool{"p/opt.go": true}
+	if len(got) != len(want) || !got["p/opt.go"] {
+		t.Errorf("beyond = %v, want %v", got, want)
+	}
+	if got := main.beyond(main); len(got) != 0 {
+		t.Errorf("a profile is beyond itself in %v", got)
 	}
 }

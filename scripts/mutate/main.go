@@ -39,7 +39,10 @@
 //     PATH), and the complexity cases for the packages on their path;
 //  5. for a mutant in statements no run above executes, the corpus under
 //     each reading of impl/readings whose run executes them (the code
-//     serving a reading the SRD allows runs under it alone).
+//     serving a reading the SRD allows runs under it alone); for any other
+//     mutant, after the runs above, the run of each reading that executes
+//     code no other run does in the mutant's file (a condition reading the
+//     reading's option runs under every run, but matters only under it).
 //
 // Every run has --failfast (a killed mutant costs its first failed case).
 // Coverage (coverage.go, -cover, on by default): the unmutated stages run
@@ -341,7 +344,6 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for _, m := range all {
 		h.pkgs[m.pkg.Rel] = true
 	}
-	h.sample = all
 	baseTime, err := h.baseline(ctx, o.cover)
 	if err != nil {
 		return err
@@ -365,7 +367,8 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(h.readingRuns) > 0 {
-		runs = append(runs, fmt.Sprintf("the corpus under each of %d readings (for a mutant no run above executes, the readings' runs that do)", len(h.readingRuns)))
+		runs = append(runs, fmt.Sprintf("the corpus under each of %d readings (for a mutant no run above executes, the readings' runs that do; after the runs above, for a mutant in a file with code only a reading executes, that reading's run; %s to find what each executes)",
+			len(h.readingRuns), h.readingTook.Round(100*time.Millisecond)))
 	}
 	fmt.Fprintf(stderr, "mutate: %d mutants of %d packages (seed %d, -n %d), %d at a time; runs: %s; the unmutated runs took %s, a mutant may take %s\n",
 		len(all), len(pkgs), o.seed, o.n, o.jobs, strings.Join(runs, ", "), baseTime.Round(100*time.Millisecond), limit.Round(time.Second))

@@ -193,9 +193,11 @@ func (h *harness) scoped(st stage) bool {
 // impl/readings' test checks), whatever -run says, as for a scoped stage:
 // the code that serves a reading the SRD allows runs under that reading
 // only. Coverage picks them: baseline runs each with the instrumented
-// reference, and a mutant in statements no other stage executes runs the
-// reading runs that execute them. Only a mutant none reaches (nor a killed
-// process's case) is uncovered.
+// reference; a mutant in statements no other stage executes runs the
+// reading runs that execute them (only a mutant none reaches, nor a killed
+// process's case, is uncovered), and a mutant the other stages leave alive
+// runs the reading runs that execute code no other stage does in its file
+// (the reading's option is read on lines every run executes).
 func readingStages() []stage {
 	var out []stage
 	for _, r := range readings.All() {
