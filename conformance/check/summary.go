@@ -11,8 +11,11 @@ import (
 
 // summaryChecks registers the invariant of every op "summary" response,
 // whatever the tool: §3.4.6 gives the summary texts only as guidance
-// (cases check them as advice), but two rules on them are MUSTs.
+// (cases check them as advice), but three rules on them are MUSTs.
 //
+//   - FR-APR-01: executors that may require confirmation "MUST provide a
+//     summary": a blank summary (empty, or white space only) provides
+//     none. Its words are free.
 //   - FR-APR-06: the planner MUST "Truncate summary to ≤ 200 characters
 //     with ellipsis" (FR-APR-01 says the same as a SHOULD). A summary is
 //     therefore at most 200 characters, and one that was cut ends with an
@@ -82,6 +85,11 @@ func summaryInvariants(in Input) []Failure {
 		return nil
 	}
 	s := *in.Resp.Summary
+	if strings.TrimSpace(s) == "" {
+		return []Failure{fail(KindInvariant, fmt.Sprintf(
+			"the summary is %q; FR-APR-01: an executor that may require confirmation MUST provide a summary, and a blank one summarizes nothing", s),
+			"tool_executor:FR-APR-01")}
+	}
 	var out []Failure
 	args := stringLeaves(in.Args)
 	if n := perceivedChars(s); n > summaryMaxChars {

@@ -57,6 +57,9 @@ func TestSummaryInvariants(t *testing.T) {
 		{name: "password redacted", args: `{"path":"db.conf?password=hunter22"}`, summary: "Read db.conf?password=***"},
 		{name: "bearer token shown", args: `{"header":"Authorization: Bearer abcdef0123456789"}`, summary: "Send Bearer abcdef0123456789", want: []string{"tool_executor:FR-APR-01"}},
 		{name: "no secret: ordinary words", args: `{"path":"tokens/sketch-notes.txt"}`, summary: "Read tokens/sketch-notes.txt"},
+		{name: "empty", args: `{"path":"a.txt"}`, summary: "", want: []string{"tool_executor:FR-APR-01"}},
+		{name: "white space only", args: `{"path":"a.txt"}`, summary: " \t", want: []string{"tool_executor:FR-APR-01"}},
+		{name: "one word", args: `{"path":"a.txt"}`, summary: "read"},
 		{name: "long and leaking", args: mustJSON(map[string]any{"path": "sk-live1234567890abcdef/" + long}), summary: "Read sk-live1234567890abcdef/" + long,
 			want: []string{"tool_executor:FR-APR-01", "tool_executor:FR-APR-06"}},
 	}

@@ -49,7 +49,8 @@ func withRawSummary(redact bool) func(tool.Tool) tool.Tool {
 }
 
 // summaryMutants are the approval-summary mutants: the summary op without
-// the framework's cut, or without its redaction (FR-APR-06, FR-APR-01).
+// the framework's cut, or without its redaction (FR-APR-06, FR-APR-01),
+// and a tool that provides a blank summary (FR-APR-01).
 func summaryMutants() []Mutant {
 	return []Mutant{
 		{
@@ -66,5 +67,31 @@ func summaryMutants() []Mutant {
 			Options: reference.Options{WrapTool: withRawSummary(false),
 				Executor: executor.Options{Summarize: func(s string) string { return tool.Truncate(s, tool.MaxSummaryChars) }}},
 		},
+		{
+			Name: "summary-blank-command", Doc: "run_command's approval summary is empty",
+			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/summary-*"},
+			Breaks:  ids("tool_executor", "FR-APR-01"),
+			Options: reference.Options{WrapTool: withBlankSummary("run_command")},
+		},
+	}
+}
+
+// blankSummary is a tool whose approval summary is empty when its
+// arguments parse.
+type blankSummary struct{ tool.Tool }
+
+func (w blankSummary) ApprovalSummary(raw json.RawMessage, c config.Config) (string, error) {
+	_, err := w.Tool.ApprovalSummary(raw, c)
+	return "", err
+}
+
+// withBlankSummary returns a reference.Options.WrapTool giving the tool
+// named name a blankSummary.
+func withBlankSummary(name string) func(tool.Tool) tool.Tool {
+	return func(t tool.Tool) tool.Tool {
+		if t.Name() != name {
+			return t
+		}
+		return blankSummary{t}
 	}
 }
