@@ -166,7 +166,10 @@ type Case struct {
 	// Process is what the runner observes of the implementation's
 	// process during the case (see ProcessSpec).
 	Process *ProcessSpec `json:"process,omitempty"`
-	Expect  Expect       `json:"expect"`
+	// QuietAfterAbort bounds the filesystem operations after the call's
+	// result (see Quiet).
+	QuietAfterAbort *Quiet `json:"quiet_after_abort,omitempty"`
+	Expect          Expect `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink,
@@ -561,6 +564,11 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		}
 		if k.Tool == "" {
 			return nil, fmt.Errorf("%s: case %q names no tool: set \"tool\" on the case or in \"defaults\"", name, k.Name)
+		}
+		if k.QuietAfterAbort != nil {
+			if err := k.QuietAfterAbort.check(&k); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
+			}
 		}
 		if k.Scaling != nil {
 			if err := k.Scaling.check(&k); err != nil {
