@@ -27,7 +27,7 @@
 //	    ],
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
 //	    "since": "1.2",                     // optional: the SRD version that first requires it
-//	    "quiet_after_abort": {"settle_ms": 1000, "within_ms": 1500, "max_ops": 3}, // optional (Quiet)
+//	    "quiet_after_abort": {"after_ms": 2000, "within_ms": 1500, "max_ops": 3}, // optional (Quiet)
 //	    "expect": {                         // exactly one of json, text, contains, error, any_of, success,
 //	      "json": {...},                    //   sanitized, definitions_sorted; tree optional
 //	      "text": "...",                    // exact content ("$PATH(a.txt)": any spelling of a path, below)
@@ -93,13 +93,13 @@
 //
 //	"args": {"result": {"$repeat": "x", "times": 300000}}
 //
-// A call case may bound what its implementation does after the call's
-// result, quiet_after_abort (Quiet; FR-EXE-04, I-EXE-35): the case's
+// A call case may bound what its implementation does once the call is
+// aborted, quiet_after_abort (Quiet; FR-EXE-04, I-EXE-35): the case's
 // fixture is slow (fixture directive slow, or a fault with delay=), its
-// call outlives its limit, and from settle_ms after the result for
-// within_ms the fixture's fault layer may serve at most max_ops
-// operations: an aborted tool stops working. Its failure names the case's
-// primary ID.
+// call outlives its limit, and from after_ms after the request (the limit
+// and a generous settle time) for within_ms the fixture's fault layer may
+// serve at most max_ops operations: an aborted tool stops working. Its
+// failure names the case's primary ID.
 package corpus
 
 import (

@@ -5,29 +5,32 @@ import (
 	"time"
 )
 
-// Quiet is what the runner observes of the fixture's filesystem after a
-// call's result (quiet_after_abort; spec/INTERPRETATIONS.md I-EXE-35): the
-// call is one the case makes outlive its limit (FR-EXE-03), so its tool is
-// aborted, and a tool that checks its abort (FR-EXE-04) stops working on
-// the filesystem soon after. The runner counts the operations the
-// fixture's fault layer serves (in-process fsys.FaultFs.Ops, or a fusefault
-// mount's Ops for a --binary implementation): SettleMS after the result
-// arrives (what the tool was in the middle of may finish meanwhile) it
-// takes the count, and WithinMS later again; the difference must be at
-// most MaxOps. Whatever the result was, a tool that has returned performs
+// Quiet is what the runner observes of the fixture's filesystem once a
+// call has been aborted (quiet_after_abort; spec/INTERPRETATIONS.md
+// I-EXE-35): the call is one the case makes outlive its limit (FR-EXE-03),
+// so its tool is aborted, and a tool that checks its abort (FR-EXE-04)
+// stops working on the filesystem soon after. The runner counts the
+// operations the fixture's fault layer serves (in-process
+// fsys.FaultFs.Ops, or a fusefault mount's Ops for a --binary
+// implementation): AfterMS after it sends the call (the call's limit, and
+// then time for the tool to notice its abort and finish what it was in
+// the middle of) it takes the count, and WithinMS later again; the
+// difference must be at most MaxOps. The window is timed from the request,
+// not from the result, so that a result the implementation holds back
+// until its tool is done hides nothing; a tool that has returned performs
 // no operation at all.
 //
 // The case runs on a layout and a mount of its own (Private), so that no
 // other case's operations are counted; a failure names the case's primary
 // ID.
 type Quiet struct {
-	SettleMS int `json:"settle_ms"`
+	AfterMS  int `json:"after_ms"`
 	WithinMS int `json:"within_ms"`
 	MaxOps   int `json:"max_ops"`
 }
 
-// Settle and Within are the two waits as durations.
-func (q *Quiet) Settle() time.Duration { return time.Duration(q.SettleMS) * time.Millisecond }
+// After is when the window opens, from the request.
+func (q *Quiet) After() time.Duration { return time.Duration(q.AfterMS) * time.Millisecond }
 
 // Within is the window in which the operations are counted.
 func (q *Quiet) Within() time.Duration { return time.Duration(q.WithinMS) * time.Millisecond }

@@ -36,11 +36,12 @@ func fixtureOps(m *fusefault.Mount, conv Conversation) func() (int64, bool) {
 	return nil
 }
 
-// observeQuiet waits q.Settle after arrived (when the call's result came),
+// observeQuiet waits until q.After from sent (when the call was sent),
 // then counts the operations ops reports during q.Within: more than
 // q.MaxOps is a failure naming the case's primary ID. A message is an
-// error of the runner (the count is unavailable, the case's deadline came).
-func observeQuiet(ctx context.Context, c *corpus.Case, q *corpus.Quiet, arrived time.Time, ops func() (int64, bool)) (*check.Failure, string) {
+// error of the runner (the count is unavailable, the case's deadline
+// came). It runs beside the exchange, whose result may come at any time.
+func observeQuiet(ctx context.Context, c *corpus.Case, q *corpus.Quiet, sent time.Time, ops func() (int64, bool)) (*check.Failure, string) {
 	if ops == nil {
 		return nil, "quiet_after_abort: this target's fault layer does not count the operations it serves (runner.OpCounter)"
 	}
@@ -54,8 +55,8 @@ func observeQuiet(ctx context.Context, c *corpus.Case, q *corpus.Quiet, arrived 
 			return false
 		}
 	}
-	if !sleep(time.Until(arrived.Add(q.Settle()))) {
-		return nil, "quiet_after_abort: the case's deadline came while waiting for the implementation to settle: raise --timeout"
+	if !sleep(time.Until(sent.Add(q.After()))) {
+		return nil, "quiet_after_abort: the case's deadline came before the counting began: raise --timeout"
 	}
 	first, ok := ops()
 	if !ok {
@@ -67,8 +68,40 @@ func observeQuiet(ctx context.Context, c *corpus.Case, q *corpus.Quiet, arrived 
 	last, _ := ops()
 	if n := last - first; n > int64(q.MaxOps) {
 		return &check.Failure{IDs: []string{c.PrimaryID()}, Kind: check.KindExpect,
-			Message: fmt.Sprintf("the implementation went on working on the fixture after the call's result: %d filesystem operations from %d ms to %d ms after the result, at most %d allowed (a tool checks its abort periodically, and stops once aborted)",
-				n, q.SettleMS, q.SettleMS+q.WithinMS, q.MaxOps)}, ""
+			Message: fmt.Sprintf("the implementation went on working on the fixture after its call was aborted: %d filesystem operations from %d ms to %d ms after the request, at most %d allowed (a tool checks its abort periodically, and stops once aborted)",
+				n, q.AfterMS, q.AfterMS+q.WithinMS, q.MaxOps)}, ""
 	}
 	return nil, ""
+}
+
+// quietRun is observeQuiet running beside the call's exchange.
+type quietRun struct {
+	done    chan struct{}
+	failure *check.Failure
+	msg     string
+}
+
+// startQuiet starts observeQuiet for c's call, sent now; nil when c has
+// no quiet_after_abort.
+func startQuiet(ctx context.Context, c *corpus.Case, ops func() (int64, bool)) *quietRun {
+	q := c.QuietAfterAbort
+	if q == nil {
+		return nil
+	}
+	qr := &quietRun{done: make(chan struct{})}
+	sent := time.Now()
+	go func() {
+		defer close(qr.done)
+		qr.failure, qr.msg = observeQuiet(ctx, c, q, sent, ops)
+	}()
+	return qr
+}
+
+// wait returns observeQuiet's outcome once it has one.
+func (qr *quietRun) wait() (*check.Failure, string) {
+	if qr == nil {
+		return nil, ""
+	}
+	<-qr.done
+	return qr.failure, qr.msg
 }

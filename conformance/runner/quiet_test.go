@@ -10,15 +10,15 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/corpus"
 )
 
-// TestObserveQuiet: operations during the settle time are allowed, more
+// TestObserveQuiet: operations before the window are allowed, more
 // than max_ops in the window fail naming the primary ID, and a count that
 // is unavailable is an error of the runner, never a pass.
 func TestObserveQuiet(t *testing.T) {
 	c := &corpus.Case{Spec: "list_directory", Name: "q", Primary: "tool_executor:FR-EXE-04", IDs: []string{"tool_executor:FR-EXE-04"}}
-	q := &corpus.Quiet{SettleMS: 40, WithinMS: 60, MaxOps: 2}
+	q := &corpus.Quiet{AfterMS: 40, WithinMS: 60, MaxOps: 2}
 	tests := []struct {
 		name     string
-		settling int64 // operations during the settle time
+		settling int64 // operations before the window
 		window   int64 // operations during the window
 		none     bool  // no counter
 		fail     bool
@@ -32,17 +32,17 @@ func TestObserveQuiet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var n atomic.Int64
-			arrived := time.Now()
+			sent := time.Now()
 			go func() {
 				n.Add(tt.settling)
-				time.Sleep(q.Settle() + q.Within()/2)
+				time.Sleep(q.After() + q.Within()/2)
 				n.Add(tt.window)
 			}()
 			ops := func() (int64, bool) { return n.Load(), true }
 			if tt.none {
 				ops = nil
 			}
-			f, msg := observeQuiet(context.Background(), c, q, arrived, ops)
+			f, msg := observeQuiet(context.Background(), c, q, sent, ops)
 			if (f != nil) != tt.fail || !strings.Contains(msg, tt.msg) || (tt.msg == "") != (msg == "") {
 				t.Fatalf("failure %+v, message %q; want failure %v, message with %q", f, msg, tt.fail, tt.msg)
 			}

@@ -742,19 +742,16 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			return res
 		}
 	}
+	qr := startQuiet(ctx, c, fixtureOps(own, conv))
 	resp, n, stderr, err := exchange(req)
-	arrived := time.Now()
 	if err != nil {
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
 		return res
 	}
-	var quiet *check.Failure
-	if q := c.QuietAfterAbort; q != nil {
-		var msg string
-		if quiet, msg = observeQuiet(ctx, c, q, arrived, fixtureOps(own, conv)); msg != "" {
-			res.Status, res.Message = Errored, msg
-			return res
-		}
+	quiet, msg := qr.wait()
+	if msg != "" {
+		res.Status, res.Message = Errored, msg
+		return res
 	}
 	norm := normalize(resp, layout)
 	received := norm
