@@ -27,6 +27,7 @@
 //	    ],
 //	    "policy": {"lp1_missing_file": "create"}, // optional: runs only where hello declares it
 //	    "since": "1.2",                     // optional: the SRD version that first requires it
+//	    "quiet_after_abort": {"after_ms": 2000, "within_ms": 1500, "max_ops": 3}, // optional (Quiet)
 //	    "expect": {                         // exactly one of json, text, contains, error, any_of, success,
 //	      "json": {...},                    //   sanitized, definitions_sorted; tree optional
 //	      "text": "...",                    // exact content ("$PATH(a.txt)": any spelling of a path, below)
@@ -91,6 +92,14 @@
 // a case about a size limit need not copy hundreds of kilobytes:
 //
 //	"args": {"result": {"$repeat": "x", "times": 300000}}
+//
+// A call case may bound what its implementation does once the call is
+// aborted, quiet_after_abort (Quiet; FR-EXE-04, I-EXE-35): the case's
+// fixture is slow (fixture directive slow, or a fault with delay=), its
+// call outlives its limit, and from after_ms after the request (the limit
+// and a generous settle time) for within_ms the fixture's fault layer may
+// serve at most max_ops operations: an aborted tool stops working. Its
+// failure names the case's primary ID.
 package corpus
 
 import (
@@ -166,7 +175,10 @@ type Case struct {
 	// Process is what the runner observes of the implementation's
 	// process during the case (see ProcessSpec).
 	Process *ProcessSpec `json:"process,omitempty"`
-	Expect  Expect       `json:"expect"`
+	// QuietAfterAbort bounds the filesystem operations after the call's
+	// result (see Quiet).
+	QuietAfterAbort *Quiet `json:"quiet_after_abort,omitempty"`
+	Expect          Expect `json:"expect"`
 }
 
 // Step is one "before" step: exactly one of Call, Write, Remove, Symlink,
@@ -561,6 +573,11 @@ func parseFile(sch *jsonschema.Schema, name string, data []byte) ([]*Case, error
 		}
 		if k.Tool == "" {
 			return nil, fmt.Errorf("%s: case %q names no tool: set \"tool\" on the case or in \"defaults\"", name, k.Name)
+		}
+		if k.QuietAfterAbort != nil {
+			if err := k.QuietAfterAbort.check(&k); err != nil {
+				return nil, fmt.Errorf("%s: case %q: %w", name, k.Name, err)
+			}
 		}
 		if k.Scaling != nil {
 			if err := k.Scaling.check(&k); err != nil {

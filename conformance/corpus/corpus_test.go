@@ -184,6 +184,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"does not match the case format"}},
 		{"scaling turn", map[string]string{"list_directory/a.json": mod(`"args"`, `"scaling": {"fixture": "bulk", "factor": 16, "max_ratio": 48, "expect": {"json": {}}}, "op": "definitions", "args"`)},
 			[]string{`case "x": a scaling case is op call`}},
+		{"quiet without a primary", map[string]string{"list_directory/a.json": mod(`"args"`, `"quiet_after_abort": {"after_ms": 2000, "within_ms": 1500, "max_ops": 3}, "args"`)},
+			[]string{`case "x": quiet_after_abort needs a primary ID`}},
+		{"quiet without max_ops", map[string]string{"list_directory/a.json": mod(`"args"`, `"primary": "T-LD-01", "quiet_after_abort": {"after_ms": 2000, "within_ms": 1500}, "args"`)},
+			[]string{"does not match the case format", "at /cases/0/quiet_after_abort"}},
+		{"quiet on definitions", map[string]string{"list_directory/a.json": mod(`"args"`, `"primary": "T-LD-01", "op": "definitions", "quiet_after_abort": {"after_ms": 2000, "within_ms": 1500, "max_ops": 3}, "args"`)},
+			[]string{`case "x": quiet_after_abort observes a call`}},
 		{"every bad file is reported", map[string]string{"list_directory/a.json": `{`, "list_directory/b.json": mod(`"name": "x"`, `"name": "X"`), "list_directory/c.json": goodFile},
 			[]string{"list_directory/a.json: not valid JSON", "list_directory/b.json: does not match the case format"}},
 	}

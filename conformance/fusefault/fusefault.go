@@ -34,6 +34,17 @@
 //	             path, numbered by first WRITE (write.go)
 //	fsync        FSYNC fails on the Nth file handle synced at or below the
 //	             path, numbered by first FSYNC
+//
+// A readdir Fault without an Errno fails nothing: it is a slow listing
+// (the fixture's slow directive), whose first READDIR after each OPENDIR
+// is answered after the Delay, then the listing is served.
+//
+// A Mount counts the requests it serves that name a path (Mount.Ops):
+// LOOKUP, GETATTR, OPENDIR, OPEN, CREATE, READLINK, RENAME and LINK, and
+// the reading of the listing of a directory a readdir fault names (each
+// failing READDIR; the first READDIR after each OPENDIR of a slow one);
+// not READ, WRITE, the listings of other directories, or the kernel's
+// RELEASE and FORGET.
 package fusefault
 
 import (
@@ -47,6 +58,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -80,7 +93,7 @@ const (
 type Fault struct {
 	Op    string        // one of the Op constants
 	Path  string        // slash-separated, relative to the mounted directory; "." is the directory itself
-	Errno syscall.Errno // non-zero
+	Errno syscall.Errno // non-zero, but for a slow readdir
 	// Nth (write and fsync): the Nth file handle written (synced) at or
 	// below Path fails; 0 means 1.
 	Nth int
@@ -94,7 +107,12 @@ type Mount struct {
 	// Dir is the mount point: the paths to hand the implementation.
 	Dir    string
 	server *fuse.Server
+	ops    *atomic.Int64
 }
+
+// Ops returns how many requests naming a path the mount has served,
+// counted as each arrives (see the package doc).
+func (m *Mount) Ops() int64 { return m.ops.Load() }
 
 // Usable reports why FUSE cannot be used here, or nil: /dev/fuse must open
 // for reading and writing (mounting needs root, or fusermount3 for other
@@ -139,8 +157,8 @@ func New(src, mnt string, faults []Fault) (*Mount, error) {
 	set := map[key]Fault{}
 	var counted []Fault
 	for _, f := range faults {
-		if f.Errno == 0 {
-			return nil, fmt.Errorf("fusefault: fault %s %q has no errno", f.Op, f.Path)
+		if f.Errno == 0 && (f.Op != OpReaddir || f.Delay == 0) {
+			return nil, fmt.Errorf("fusefault: fault %s %q has no errno (only a readdir fault with a Delay may have none: a slow listing)", f.Op, f.Path)
 		}
 		switch f.Op {
 		case OpLstat, OpStat, OpOpenWrite, OpReadlink, OpRename, OpLink:
@@ -172,7 +190,8 @@ func New(src, mnt string, faults []Fault) (*Mount, error) {
 		return nil, fmt.Errorf("fusefault: %w", err)
 	}
 	rootData := &fs.LoopbackRoot{Path: src, Dev: uint64(st.Dev)}
-	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: rootData}, faults: set, counts: newCounts(counted)}
+	ops := new(atomic.Int64)
+	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: rootData}, faults: set, counts: newCounts(counted), ops: ops}
 	rootData.RootNode = root
 
 	zero := time.Duration(0)
@@ -194,7 +213,7 @@ func New(src, mnt string, faults []Fault) (*Mount, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fusefault: mounting %s at %s: %w", src, mnt, err)
 	}
-	return &Mount{Dir: mnt, server: server}, nil
+	return &Mount{Dir: mnt, server: server, ops: ops}, nil
 }
 
 // Unmount unmounts the directory; when it is still busy (a process holds a
@@ -272,7 +291,8 @@ type key struct{ op, path string }
 type node struct {
 	*fs.LoopbackNode
 	faults map[key]Fault
-	counts *counts // the write and fsync faults, shared by every node
+	counts *counts       // the write and fsync faults, shared by every node
+	ops    *atomic.Int64 // the Mount's, shared by every node
 }
 
 var (
@@ -290,7 +310,7 @@ var (
 // WrapChild makes every node of the tree a fault node.
 func (n *node) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
 	if lb, ok := ops.(*fs.LoopbackNode); ok {
-		return &node{LoopbackNode: lb, faults: n.faults, counts: n.counts}
+		return &node{LoopbackNode: lb, faults: n.faults, counts: n.counts, ops: n.ops}
 	}
 	return ops
 }
@@ -305,6 +325,9 @@ func rel(in fs.InodeEmbedder) string {
 }
 
 func (n *node) child(name string) string { return path.Join(rel(n), name) }
+
+// served counts one request that names a path.
+func (n *node) served() { n.ops.Add(1) }
 
 // fault returns the errno injected for the first of ops on p, or 0, at
 // once: for the faults without a delay.
@@ -333,6 +356,7 @@ func writes(flags uint32) bool {
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	n.served()
 	if e := n.fault(n.child(name), OpLstat, OpStat); e != 0 {
 		return nil, e
 	}
@@ -340,6 +364,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 }
 
 func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.served()
 	if e := n.fault(rel(n), OpLstat, OpStat); e != 0 {
 		return e
 	}
@@ -347,17 +372,26 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 }
 
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	n.served()
 	p := rel(n)
 	if e := n.delayedFault(ctx, p, OpOpen); e != 0 {
 		return nil, 0, e
 	}
 	if f, ok := n.faults[key{OpReaddir, p}]; ok {
-		return failingDir{f}, 0, 0
+		if f.Errno != 0 {
+			return failingDir{f, n.ops}, 0, 0
+		}
+		fh, fuseFlags, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
+		if errno != 0 {
+			return nil, 0, errno
+		}
+		return &slowDir{FileHandle: fh, fault: f, ops: n.ops}, fuseFlags, 0
 	}
 	return n.LoopbackNode.OpendirHandle(ctx, flags)
 }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	n.served()
 	p := rel(n)
 	if e := n.delayedFault(ctx, p, OpOpen); e != 0 {
 		return nil, 0, e
@@ -372,6 +406,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	n.served()
 	if e := n.delayedFault(ctx, n.child(name), OpOpen); e != 0 {
 		return nil, nil, 0, e
 	}
@@ -383,6 +418,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 }
 
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	n.served()
 	if e := n.fault(rel(n), OpReadlink); e != 0 {
 		return nil, e
 	}
@@ -390,6 +426,7 @@ func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 }
 
 func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	n.served()
 	for _, p := range []string{n.child(name), path.Join(rel(newParent), newName)} {
 		if e := n.fault(p, OpRename); e != 0 {
 			return e
@@ -399,6 +436,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 }
 
 func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	n.served()
 	for _, p := range []string{rel(target), n.child(name)} {
 		if e := n.fault(p, OpLink); e != 0 {
 			return nil, e
@@ -409,10 +447,51 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 
 // failingDir is an opened directory whose listing fails after the fault's
 // delay.
-type failingDir struct{ fault Fault }
+type failingDir struct {
+	fault Fault
+	ops   *atomic.Int64
+}
 
 var _ fs.FileReaddirenter = failingDir{}
 
 func (d failingDir) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	d.ops.Add(1)
 	return nil, d.fault.fail(ctx)
+}
+
+// slowDir is an opened directory (the loopback's) whose first READDIR
+// waits the fault's delay (or until the caller is interrupted); then its
+// listing is served. The first READDIR counts, as one operation.
+type slowDir struct {
+	fs.FileHandle // the loopback's directory stream
+	fault         Fault
+	ops           *atomic.Int64
+	waited        sync.Once
+}
+
+var (
+	_ fs.FileReaddirenter = (*slowDir)(nil)
+	_ fs.FileSeekdirer    = (*slowDir)(nil)
+	_ fs.FileReleasedirer = (*slowDir)(nil)
+)
+
+func (d *slowDir) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	d.waited.Do(func() {
+		d.ops.Add(1)
+		d.fault.fail(ctx)
+	})
+	return d.FileHandle.(fs.FileReaddirenter).Readdirent(ctx)
+}
+
+func (d *slowDir) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if s, ok := d.FileHandle.(fs.FileSeekdirer); ok {
+		return s.Seekdir(ctx, off)
+	}
+	return 0
+}
+
+func (d *slowDir) Releasedir(ctx context.Context, flags uint32) {
+	if r, ok := d.FileHandle.(fs.FileReleasedirer); ok {
+		r.Releasedir(ctx, flags)
+	}
 }

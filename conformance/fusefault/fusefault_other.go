@@ -39,3 +39,6 @@ func Sweep() ([]string, error) { return nil, nil }
 
 // Unmount does nothing.
 func (m *Mount) Unmount() error { return nil }
+
+// Ops is 0: nothing is served here.
+func (m *Mount) Ops() int64 { return 0 }

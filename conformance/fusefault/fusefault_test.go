@@ -322,10 +322,48 @@ func TestDelayNeedsADelayedOp(t *testing.T) {
 		{Op: OpLstat, Path: "a.txt", Errno: syscall.EIO, Delay: time.Second},
 		{Op: OpReaddir, Path: "d", Errno: syscall.EIO, Nth: 2},
 		{Op: OpOpen, Path: "a.txt", Errno: syscall.EIO, Delay: -time.Second},
+		{Op: OpOpen, Path: "a.txt", Delay: time.Second}, // only a readdir may be slow without an errno
+		{Op: OpReaddir, Path: "d"},                      // neither errno nor delay
 	} {
 		if m, err := New(t.TempDir(), t.TempDir(), []Fault{f}); err == nil {
 			_ = m.Unmount()
 			t.Errorf("New accepted %+v", f)
 		}
+	}
+}
+
+// TestSlowReaddirAndOps: a readdir fault without an errno is a slow
+// listing, served after its delay; the mount counts the requests naming a
+// path it serves, and none when nothing touches it.
+func TestSlowReaddirAndOps(t *testing.T) {
+	const delay = 100 * time.Millisecond
+	src, mnt := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "d", "e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Usable(); err != nil {
+		t.Skip(err)
+	}
+	m, err := New(src, mnt, []Fault{{Op: OpReaddir, Path: "d", Delay: delay}})
+	if err != nil {
+		t.Skipf("FUSE is not usable here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := m.Unmount(); err != nil {
+			t.Error(err)
+		}
+	})
+	start := time.Now()
+	ents, err := os.ReadDir(filepath.Join(mnt, "d"))
+	if took := time.Since(start); err != nil || took < delay || len(ents) != 1 || ents[0].Name() != "e" {
+		t.Errorf("slow listing: %v, %v after %v; want [e] after at least %v", ents, err, took, delay)
+	}
+	n := m.Ops()
+	if n < 3 { // LOOKUP d, OPENDIR d, its listing
+		t.Errorf("Ops() = %d after listing d, want at least 3", n)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if again := m.Ops(); again != n {
+		t.Errorf("Ops() went from %d to %d with nothing touching the mount", n, again)
 	}
 }

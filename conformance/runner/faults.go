@@ -48,7 +48,7 @@ func mountFaults(fx *fixture.Fixture, l fixture.Layout) (fixture.Layout, *fusefa
 	faults := make([]fusefault.Fault, 0, len(fx.Faults))
 	for _, f := range fx.Faults {
 		errno := f.Errnum()
-		if errno == 0 {
+		if errno == 0 && !f.Slow() {
 			return fixture.Layout{}, nil, fmt.Errorf("fixture %s line %d: unknown errno %q", fx.Name, f.Line, f.Errno)
 		}
 		faults = append(faults, fusefault.Fault{Op: f.Op, Path: inMount(l.Abs(f.Path)), Errno: errno, Nth: f.Nth, Delay: f.Delay})

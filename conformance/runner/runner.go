@@ -635,14 +635,15 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		return res
 	}
 	var layout fixture.Layout
-	disk := &layout // the fixture on disk, for the runner's own snapshots
+	disk := &layout          // the fixture on disk, for the runner's own snapshots
+	var own *fusefault.Mount // the case's own mount (Private), if any
 	if ok {
 		if reason := r.fixtureUnsupported(c, fx); reason != "" {
 			res.Status, res.Message = Skipped, reason
 			return res
 		}
 		var err error
-		if c.Mutates(r.mutating) {
+		if c.Private(r.mutating) {
 			var cleanup func()
 			layout, cleanup, err = r.freshLayout(fx)
 			if cleanup != nil {
@@ -658,10 +659,9 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		if r.injectsFaults(fx) {
 			onDisk := layout
 			disk = &onDisk
-			if c.Mutates(r.mutating) {
-				var m *fusefault.Mount
-				layout, m, err = mountFaults(fx, onDisk)
-				defer unmount(m) // before the cleanup above removes the tree
+			if c.Private(r.mutating) {
+				layout, own, err = mountFaults(fx, onDisk)
+				defer unmount(own) // before the cleanup above removes the tree
 			} else {
 				layout, err = r.faultView(fx)
 			}
@@ -742,9 +742,15 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 			return res
 		}
 	}
+	qr := startQuiet(ctx, c, fixtureOps(own, conv))
 	resp, n, stderr, err := exchange(req)
 	if err != nil {
 		res.Status, res.Message, res.Stderr = Errored, err.Error(), stderr
+		return res
+	}
+	quiet, msg := qr.wait()
+	if msg != "" {
+		res.Status, res.Message = Errored, msg
 		return res
 	}
 	norm := normalize(resp, layout)
@@ -786,6 +792,9 @@ func (r *Runner) runCase(ctx context.Context, c *corpus.Case) *Result {
 		in.Before, in.After = snap, after
 	}
 	res.Failures = check.Response(in)
+	if quiet != nil {
+		res.Failures = append(res.Failures, *quiet)
+	}
 	if ids := r.checks[c.Tool].Deterministic; len(ids) > 0 && c.Op == fcp.OpCall && !timedOut(resp) {
 		again, _, stderr, err := exchange(req)
 		switch {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,7 +42,9 @@ func FaultOps() []string {
 	return []string{OpLstat, OpStat, OpReaddir, OpOpen, OpReadlink, OpOpenWrite, OpRename, OpLink, OpWrite, OpFsync}
 }
 
-// Fault makes one operation on one path fail with Err.
+// Fault makes one operation on one path fail with Err. An OpReaddir fault
+// without Err but with a Delay fails nothing: it is a slow listing, whose
+// first read after each open waits Delay, then is served.
 type Fault struct {
 	Op   string // one of FaultOps()
 	Path string // absolute; compared with the operation's name after filepath.Clean
@@ -63,8 +67,8 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("fault op %q is unknown; use one of %s", f.Op, strings.Join(FaultOps(), ", "))
 	case !filepath.IsAbs(f.Path):
 		return fmt.Errorf("fault path %q is not absolute; give the full path the tool will use", f.Path)
-	case f.Err == nil:
-		return fmt.Errorf("fault %s %q has no error; set one, e.g. from ParseErrno", f.Op, f.Path)
+	case f.Err == nil && (f.Op != OpReaddir || f.Delay == 0):
+		return fmt.Errorf("fault %s %q has no error; set one, e.g. from ParseErrno (only a readdir fault with a Delay may have none: a slow listing)", f.Op, f.Path)
 	case f.Nth < 0 || f.Delay < 0:
 		return fmt.Errorf("fault %s %q: Nth %d and Delay %v must not be negative", f.Op, f.Path, f.Nth, f.Delay)
 	case f.Nth != 0 && !counted(f.Op):
@@ -115,11 +119,23 @@ type injected struct {
 // and when two faults name the same operation and path the first wins.
 // The counts of write and fsync faults live as long as the FaultFs: use one
 // per case.
+//
+// A FaultFs also counts the operations it serves (Ops): every call of its
+// afero.Fs, Lstater, LinkReader, Linker and NoReplaceLinker methods, and
+// the reading of the listing of a directory a readdir fault names (each
+// failing read; the first read after each open of a slow one); not the
+// reads, writes and other listings of opened files, which name no path:
+// as a fusefault mount counts for an external implementation.
 type FaultFs struct {
 	base    afero.Fs
 	faults  map[faultKey]injected
 	counted *counters // write and fsync faults
+	ops     atomic.Int64
 }
+
+// Ops returns how many operations f has served (see FaultFs), counted
+// when each starts.
+func (f *FaultFs) Ops() int64 { return f.ops.Load() }
 
 // NewFaultFs returns a FaultFs over base. Faults with an unknown Op never
 // match; check them first with Fault.Validate.
@@ -147,6 +163,7 @@ var (
 // fault returns the injected error for op on name after the fault's
 // delay, or nil at once.
 func (f *FaultFs) fault(op, name string) error {
+	f.ops.Add(1)
 	in, ok := f.lookup(op, name)
 	if !ok {
 		return nil
@@ -163,6 +180,9 @@ func (f *FaultFs) lookup(op, name string) (injected, bool) {
 	in, ok := f.faults[faultKey{op, filepath.Clean(name)}]
 	if !ok {
 		return injected{}, false
+	}
+	if in.err == nil {
+		return in, true // a slow listing
 	}
 	pathOp := op
 	switch op {
@@ -213,6 +233,7 @@ func (f *FaultFs) ReadlinkIfPossible(name string) (string, error) {
 
 // SymlinkIfPossible implements afero.Linker.
 func (f *FaultFs) SymlinkIfPossible(oldname, newname string) error {
+	f.ops.Add(1)
 	if l, ok := f.base.(afero.Linker); ok {
 		return l.SymlinkIfPossible(oldname, newname)
 	}
@@ -238,8 +259,8 @@ func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File,
 		return nil, err
 	}
 	if flag&writeFlags != 0 {
-		if err := f.fault(OpOpenWrite, name); err != nil {
-			return nil, err
+		if in, ok := f.lookup(OpOpenWrite, name); ok {
+			return nil, in.err // never delayed
 		}
 	}
 	file, err := f.base.OpenFile(name, flag, perm)
@@ -247,25 +268,38 @@ func (f *FaultFs) OpenFile(name string, flag int, perm fs.FileMode) (afero.File,
 		return nil, err
 	}
 	if in, ok := f.lookup(OpReaddir, name); ok {
-		return &faultFile{File: file, fault: in}, nil
+		return &faultFile{File: file, fault: in, ops: &f.ops}, nil
 	}
 	return f.counted.wrap(file, name), nil
 }
 
 // Mkdir implements afero.Fs.
-func (f *FaultFs) Mkdir(name string, perm fs.FileMode) error { return f.base.Mkdir(name, perm) }
+func (f *FaultFs) Mkdir(name string, perm fs.FileMode) error {
+	f.ops.Add(1)
+	return f.base.Mkdir(name, perm)
+}
 
 // MkdirAll implements afero.Fs.
-func (f *FaultFs) MkdirAll(path string, perm fs.FileMode) error { return f.base.MkdirAll(path, perm) }
+func (f *FaultFs) MkdirAll(path string, perm fs.FileMode) error {
+	f.ops.Add(1)
+	return f.base.MkdirAll(path, perm)
+}
 
 // Remove implements afero.Fs.
-func (f *FaultFs) Remove(name string) error { return f.base.Remove(name) }
+func (f *FaultFs) Remove(name string) error {
+	f.ops.Add(1)
+	return f.base.Remove(name)
+}
 
 // RemoveAll implements afero.Fs.
-func (f *FaultFs) RemoveAll(path string) error { return f.base.RemoveAll(path) }
+func (f *FaultFs) RemoveAll(path string) error {
+	f.ops.Add(1)
+	return f.base.RemoveAll(path)
+}
 
 // Rename implements afero.Fs.
 func (f *FaultFs) Rename(oldname, newname string) error {
+	f.ops.Add(1)
 	if err := f.linkFault(OpRename, oldname, newname); err != nil {
 		return err
 	}
@@ -274,6 +308,7 @@ func (f *FaultFs) Rename(oldname, newname string) error {
 
 // LinkNoReplace implements NoReplaceLinker.
 func (f *FaultFs) LinkNoReplace(oldname, newname string) error {
+	f.ops.Add(1)
 	if err := f.linkFault(OpLink, oldname, newname); err != nil {
 		return err
 	}
@@ -293,24 +328,44 @@ func (f *FaultFs) linkFault(op, oldname, newname string) error {
 }
 
 // Chmod implements afero.Fs.
-func (f *FaultFs) Chmod(name string, mode fs.FileMode) error { return f.base.Chmod(name, mode) }
+func (f *FaultFs) Chmod(name string, mode fs.FileMode) error {
+	f.ops.Add(1)
+	return f.base.Chmod(name, mode)
+}
 
 // Chown implements afero.Fs.
-func (f *FaultFs) Chown(name string, uid, gid int) error { return f.base.Chown(name, uid, gid) }
+func (f *FaultFs) Chown(name string, uid, gid int) error {
+	f.ops.Add(1)
+	return f.base.Chown(name, uid, gid)
+}
 
 // Chtimes implements afero.Fs.
 func (f *FaultFs) Chtimes(name string, atime, mtime time.Time) error {
+	f.ops.Add(1)
 	return f.base.Chtimes(name, atime, mtime)
 }
 
 // faultFile is an opened directory whose listing fails with the fault's
-// error after its delay.
+// error after its delay, or, for a slow listing, is served after its delay
+// (the first read only).
 type faultFile struct {
 	afero.File
-	fault injected
+	fault  injected
+	ops    *atomic.Int64 // the FaultFs's
+	waited sync.Once
 }
 
+// fail waits as the fault says and returns its error (nil: serve the
+// listing).
 func (f *faultFile) fail() error {
+	if f.fault.err == nil {
+		f.waited.Do(func() {
+			f.ops.Add(1)
+			time.Sleep(f.fault.delay)
+		})
+		return nil
+	}
+	f.ops.Add(1)
 	if f.fault.delay > 0 {
 		time.Sleep(f.fault.delay)
 	}
@@ -318,7 +373,17 @@ func (f *faultFile) fail() error {
 }
 
 // Readdir implements afero.File.
-func (f *faultFile) Readdir(int) ([]fs.FileInfo, error) { return nil, f.fail() }
+func (f *faultFile) Readdir(n int) ([]fs.FileInfo, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	return f.File.Readdir(n)
+}
 
 // Readdirnames implements afero.File.
-func (f *faultFile) Readdirnames(int) ([]string, error) { return nil, f.fail() }
+func (f *faultFile) Readdirnames(n int) ([]string, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	return f.File.Readdirnames(n)
+}

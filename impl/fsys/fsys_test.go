@@ -440,6 +440,9 @@ func TestFaultValidate(t *testing.T) {
 		{Fault{Op: OpLink, Path: "/x", Err: syscall.EIO}, false},
 		{Fault{Op: OpOpen, Path: "x", Err: syscall.EIO}, true},
 		{Fault{Op: OpOpen, Path: "/x"}, true},
+		{Fault{Op: OpReaddir, Path: "/x", Delay: time.Second}, false}, // a slow listing
+		{Fault{Op: OpReaddir, Path: "/x"}, true},
+		{Fault{Op: OpOpen, Path: "/x", Delay: time.Second}, true},
 	}
 	for _, tc := range tests {
 		if err := tc.f.Validate(); (err != nil) != tc.wantErr {
@@ -668,4 +671,42 @@ func TestFaultFsDelays(t *testing.T) {
 		}
 		return err
 	}, 0, false)
+}
+
+// TestFaultFsSlowListingAndOps: a readdir fault without an error is a slow
+// listing, served after its delay on the first read of each open; the
+// FaultFs counts the operations that name a path, and the reading of a
+// faulted listing as one.
+func TestFaultFsSlowListingAndOps(t *testing.T) {
+	root := buildTree(t, []node{
+		{path: "d", dir: true, mode: 0o755},
+		{path: "d/x", mode: 0o644, body: "x"},
+		{path: "f", mode: 0o644, body: "f"},
+	})
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	const delay = 50 * time.Millisecond
+	ffs := NewFaultFs(OS(), []Fault{{Op: OpReaddir, Path: p("d"), Delay: delay}}).(*FaultFs)
+	if n := ffs.Ops(); n != 0 {
+		t.Fatalf("Ops() = %d before any operation, want 0", n)
+	}
+	dir, err := ffs.Open(p("d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	start := time.Now()
+	names, err := dir.Readdirnames(-1)
+	if took := time.Since(start); err != nil || took < delay || len(names) != 1 || names[0] != "x" {
+		t.Errorf("slow listing: %q, %v after %v; want [x] after at least %v", names, err, took, delay)
+	}
+	if _, err := ffs.Stat(p("f")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ffs.LstatIfPossible(p("d/x")); err != nil {
+		t.Fatal(err)
+	}
+	// open d, its listing, stat f, lstat d/x
+	if n := ffs.Ops(); n != 4 {
+		t.Errorf("Ops() = %d, want 4", n)
+	}
 }

@@ -140,16 +140,29 @@ func (c *conversation) Do(ctx context.Context, req fcp.Request, faults []fixture
 
 func (c *conversation) Release(error) {}
 
+// FixtureOps counts the filesystem operations the case's fault layer has
+// served so far (fsys.FaultFs.Ops); false before a request with faults
+// made one.
+func (c *conversation) FixtureOps() (int64, bool) {
+	if ff, ok := c.faulty.(*fsys.FaultFs); ok {
+		return ff.Ops(), true
+	}
+	return 0, false
+}
+
 // faultFs wraps fs with the fixture's faults, whose paths the runner made
 // absolute.
 func faultFs(fs afero.Fs, faults []fixture.Fault) (afero.Fs, error) {
 	out := make([]fsys.Fault, 0, len(faults))
 	for _, f := range faults {
-		errno, err := fsys.ParseErrno(f.Errno)
-		if err != nil {
-			return nil, fmt.Errorf("fixture fault at line %d: %w", f.Line, err)
+		ff := fsys.Fault{Op: f.Op, Path: f.Path, Nth: f.Nth, Delay: f.Delay}
+		if !f.Slow() { // a slow listing fails nothing: no Err
+			errno, err := fsys.ParseErrno(f.Errno)
+			if err != nil {
+				return nil, fmt.Errorf("fixture fault at line %d: %w", f.Line, err)
+			}
+			ff.Err = errno
 		}
-		ff := fsys.Fault{Op: f.Op, Path: f.Path, Err: errno, Nth: f.Nth, Delay: f.Delay}
 		if err := ff.Validate(); err != nil {
 			return nil, fmt.Errorf("fixture fault at line %d: %w", f.Line, err)
 		}

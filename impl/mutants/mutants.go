@@ -231,6 +231,7 @@ func All() []Mutant {
 	ms = append(ms, holesH1Mutants()...)
 	ms = append(ms, escapeSelectMutants()...)
 	ms = append(ms, argsDefaultMutants()...)
+	ms = append(ms, abortMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
