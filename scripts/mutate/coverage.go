@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,11 +73,23 @@ func (h *harness) buildCover(ctx context.Context, bin, m string) ([]byte, error)
 	return cmd.CombinedOutput()
 }
 
-// readCoverage merges the counters in dir into one profile, its files
+// readCoverage merges the counters in dirs into one profile, its files
 // named relative to the module mod.
-func (h *harness) readCoverage(ctx context.Context, dir, mod string) (covered, error) {
-	prof := dir + ".txt"
-	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+dir, "-o="+prof)
+func (h *harness) readCoverage(ctx context.Context, mod string, dirs ...string) (covered, error) {
+	// A directory no process wrote to (no scoped stage ran) is left out:
+	// covdata wants counters in each.
+	dirs = slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
+		es, err := os.ReadDir(d)
+		return err == nil && len(es) == 0
+	})
+	if len(dirs) == 0 {
+		return covered{}, nil
+	}
+	prof := dirs[0] + ".txt"
+	if len(dirs) > 1 {
+		prof = dirs[0] + "-merged.txt"
+	}
+	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+strings.Join(dirs, ","), "-o="+prof)
 	cmd.Dir = h.root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go tool covdata textfmt: %v\n%s", err, out)
@@ -133,7 +146,7 @@ func (h *harness) modulePath(ctx context.Context) (string, error) {
 }
 
 // beyond returns the files where c executed a statement that other
-// holds but never executed: code only c's run reaches. Both profiles come
+// holds but never executed: code c's run reaches and other's do not. Both profiles come
 // from one build, so a block is the same span in each.
 func (c covered) beyond(other covered) map[string]bool {
 	out := map[string]bool{}
@@ -188,8 +201,8 @@ func (h *harness) readingBaseline(ctx context.Context, dir, first, mod string) e
 				return
 			}
 			st.took = time.Since(began)
-			st.cover, errs[i] = h.readCoverage(ctx, cdir, mod)
-			st.owns = st.cover.beyond(h.cover)
+			st.cover, errs[i] = h.readCoverage(ctx, mod, cdir)
+			st.owns = st.cover.beyond(h.plainCover)
 		}()
 	}
 	wg.Wait()

@@ -41,8 +41,9 @@
 //     each reading of impl/readings whose run executes them (the code
 //     serving a reading the SRD allows runs under it alone); for any other
 //     mutant, after the runs above, the run of each reading that executes
-//     code no other run does in the mutant's file (a condition reading the
-//     reading's option runs under every run, but matters only under it).
+//     code in the mutant's file which runs 1-3 do not (a condition reading
+//     the reading's option runs under every run, but matters only under
+//     it).
 //
 // Every run has --failfast (a killed mutant costs its first failed case).
 // Coverage (coverage.go, -cover, on by default): the unmutated stages run
@@ -367,7 +368,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(h.readingRuns) > 0 {
-		runs = append(runs, fmt.Sprintf("the corpus under each of %d readings (for a mutant no run above executes, the readings' runs that do; after the runs above, for a mutant in a file with code only a reading executes, that reading's run; %s to find what each executes)",
+		runs = append(runs, fmt.Sprintf("the corpus under each of %d readings (for a mutant no run above executes, the readings' runs that do; after the runs above, for a mutant in a file with code a reading executes and the runs for every mutant do not, that reading's run; %s to find what each executes)",
 			len(h.readingRuns), h.readingTook.Round(100*time.Millisecond)))
 	}
 	fmt.Fprintf(stderr, "mutate: %d mutants of %d packages (seed %d, -n %d), %d at a time; runs: %s; the unmutated runs took %s, a mutant may take %s\n",

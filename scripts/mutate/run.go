@@ -57,9 +57,12 @@ type harness struct {
 	// lost (coverage.go).
 	cover covered
 	lost  stage
+	// plainCover is what the stages for every mutant executed (not the
+	// scoped ones): code beyond it serves a reading or a configuration.
+	plainCover covered
 	// readingRuns are the corpus under each reading alone (readingStages),
 	// each with what it executed: a mutant no other stage executes runs
-	// those that execute it.
+	// those that execute it, and a survivor those that own its file.
 	readingRuns []stage
 	readingTook time.Duration
 }
@@ -82,7 +85,8 @@ type stage struct {
 	// mutant's run of the stage may take stageFactor times that.
 	took time.Duration
 	// cover is what a reading run executed (readingStages), and owns the
-	// files where it executed a statement no other stage does.
+	// files where it executed a statement the stages for every mutant do
+	// not (plainCover).
 	cover covered
 	owns  map[string]bool
 }
@@ -136,7 +140,7 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 	// stageFactor times that (the instrumented build is the slower one, so
 	// the limits err on the generous side). The plain build warms the
 	// cache every mutant's build starts from.
-	first, cdir, mod := bin, "", ""
+	first, cdir, sdir, mod := bin, "", "", ""
 	var env []string
 	var err error
 	if withCover {
@@ -148,6 +152,9 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 			return 0, fmt.Errorf("building forge-conform with -cover: %v\n%s", err, out)
 		}
 		if cdir, err = coverDir(h.work, "cover"); err != nil {
+			return 0, err
+		}
+		if sdir, err = coverDir(h.work, "cover-scoped"); err != nil {
 			return 0, err
 		}
 		env = []string{"GOCOVERDIR=" + cdir}
@@ -168,7 +175,13 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 				continue
 			}
 			began := time.Now()
-			if r := h.runStage(ctx, dir, first, st, 30*time.Minute, env...); r.outcome != Survived {
+			// Scoped stages write their counters apart: what they alone
+			// execute is code of a reading too (readingBaseline).
+			scopedEnv := env
+			if sdir != "" {
+				scopedEnv = []string{"GOCOVERDIR=" + sdir}
+			}
+			if r := h.runStage(ctx, dir, first, st, 30*time.Minute, scopedEnv...); r.outcome != Survived {
 				return 0, fmt.Errorf("the unmutated reference does not pass the %s run (%s: %s): fix that first", st.name, r.outcome, r.detail)
 			}
 			st.took = time.Since(began)
@@ -211,7 +224,10 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		h.stages = append(h.stages, st)
 	}
 	if withCover {
-		if h.cover, err = h.readCoverage(ctx, cdir, mod); err != nil {
+		if h.plainCover, err = h.readCoverage(ctx, mod, cdir); err != nil {
+			return 0, err
+		}
+		if h.cover, err = h.readCoverage(ctx, mod, cdir, sdir); err != nil {
 			return 0, err
 		}
 		if err := h.readingBaseline(ctx, dir, first, mod); err != nil {
@@ -301,9 +317,11 @@ func (h *harness) mutantRuns(ctx context.Context, id int, p *mutation.Package, s
 			return r
 		}
 	}
-	// A file holding code only a reading executes behaves by that
-	// reading's options, on lines the other runs execute too (a condition
-	// that reads an option): its mutants face that reading's run.
+	// A file holding code a reading executes and the runs for every
+	// mutant do not behaves by that reading's options, also on lines
+	// those runs execute (a condition that reads an option): its mutants
+	// face that reading's run, alone (a scoped stage may take it with
+	// another reading that hides its effect).
 	for _, st := range h.readingRuns {
 		if !st.owns[s.File] {
 			continue

@@ -196,8 +196,9 @@ func (h *harness) scoped(st stage) bool {
 // reference; a mutant in statements no other stage executes runs the
 // reading runs that execute them (only a mutant none reaches, nor a killed
 // process's case, is uncovered), and a mutant the other stages leave alive
-// runs the reading runs that execute code no other stage does in its file
-// (the reading's option is read on lines every run executes).
+// runs the reading runs that execute code in its file which the stages for
+// every mutant do not (the reading's option is read on lines every run
+// executes; a scoped stage may take it with another that hides it).
 func readingStages() []stage {
 	var out []stage
 	for _, r := range readings.All() {
