@@ -17,6 +17,7 @@ import (
 	"github.com/forge-conform/forge-conform/conformance/runner"
 	"github.com/forge-conform/forge-conform/fixtures"
 	"github.com/forge-conform/forge-conform/golden"
+	"github.com/forge-conform/forge-conform/internal/jsonwalk"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -264,26 +265,13 @@ func readable(raw []byte) []byte {
 		return raw
 	}
 	changed := false
-	var walk func(any) any
-	walk = func(v any) any {
-		switch v := v.(type) {
-		case string:
-			if len(v) > longString {
-				changed = true
-				return fmt.Sprintf("<%d bytes: %s…>", len(v), strings.ToValidUTF8(v[:32], ""))
-			}
-		case map[string]any:
-			for k, e := range v {
-				v[k] = walk(e)
-			}
-		case []any:
-			for i, e := range v {
-				v[i] = walk(e)
-			}
+	v = jsonwalk.Strings(v, func(s string) string {
+		if len(s) <= longString {
+			return s
 		}
-		return v
-	}
-	v = walk(v)
+		changed = true
+		return fmt.Sprintf("<%d bytes: %s…>", len(s), strings.ToValidUTF8(s[:32], ""))
+	})
 	if !changed {
 		return raw
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/forge-conform/forge-conform/conformance/diff"
 	"github.com/forge-conform/forge-conform/conformance/turnlog"
+	"github.com/forge-conform/forge-conform/internal/jsonwalk"
 	"github.com/forge-conform/forge-conform/spec/fcp"
 )
 
@@ -118,26 +119,10 @@ func bigArgs(args json.RawMessage) json.RawMessage {
 	if dec.Decode(&v) != nil {
 		v = string(args)
 	}
-	var cut func(any) any
-	cut = func(v any) any {
-		switch v := v.(type) {
-		case string:
-			return big(v)
-		case map[string]any:
-			for k, e := range v {
-				v[k] = cut(e)
-			}
-		case []any:
-			for i, e := range v {
-				v[i] = cut(e)
-			}
-		}
-		return v
-	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(cut(v))
+	_ = enc.Encode(jsonwalk.Strings(v, big))
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
