@@ -142,6 +142,7 @@ type options struct {
 	verbose  bool
 	keep     bool
 	cover    bool
+	readings bool
 	judged   bool
 	run      multi
 	keys     multi
@@ -182,6 +183,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&o.keys, "key", "run this mutant (a key as the report prints it; repeatable) instead of a sample")
 	fs.Var(&o.run, "run", "only the cases matching this forge-conform --run glob (repeatable): a quicker, weaker test")
 	fs.BoolVar(&o.cover, "cover", true, "run the unmutated corpus with coverage first; a mutant no case reaches runs only the cases of killed processes")
+	fs.BoolVar(&o.readings, "readings", true, "with -cover, run the corpus under each reading too (about 1m40s), so that a mutant in code a reading serves faces that reading's run")
 	fs.BoolVar(&o.judged, "judged", false, "sample only sites the verdicts file judges in advance (a line or a pattern): each should survive, and a killed one shows a verdict that claims too much")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated files and overlays; binaries are removed) and say where")
 	if err := fs.Parse(args); err != nil {
@@ -341,7 +343,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.Chmod(work, 0o755); err != nil {
 		return err
 	}
-	h := &harness{root: root, work: work, runGlobs: o.run, pkgs: map[string]bool{}}
+	h := &harness{root: root, work: work, runGlobs: o.run, pkgs: map[string]bool{}, noReadings: !o.readings}
 	for _, m := range all {
 		h.pkgs[m.pkg.Rel] = true
 	}

@@ -48,7 +48,7 @@ func TestEndToEnd(t *testing.T) {
 	out := filepath.Join(dir, "report.json")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
-		"-run", "tool_executor/turn-output-truncate*", "-verdicts", verdicts, "-json", out, "-v"}, &stdout, &stderr)
+		"-run", "tool_executor/turn-output-truncate*", "-readings=false", "-verdicts", verdicts, "-json", out, "-v"}, &stdout, &stderr)
 	if code != exitOK && code != exitLow {
 		t.Fatalf("exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

@@ -64,6 +64,8 @@ type harness struct {
 	// each with what it executed: a mutant no other stage executes runs
 	// those that execute it, and a survivor those that own its file.
 	readingRuns []stage
+	// noReadings leaves the reading runs out (-readings=false).
+	noReadings  bool
 	readingTook time.Duration
 }
 
@@ -230,7 +232,9 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		if h.cover, err = h.readCoverage(ctx, mod, cdir, sdir); err != nil {
 			return 0, err
 		}
-		if err := h.readingBaseline(ctx, dir, first, mod); err != nil {
+		if h.noReadings {
+			h.dropped = append(h.dropped, "the runs under each reading are left out (-readings=false)")
+		} else if err := h.readingBaseline(ctx, dir, first, mod); err != nil {
 			return 0, err
 		}
 	} else {
