@@ -144,8 +144,10 @@ type options struct {
 	cover    bool
 	readings bool
 	judged   bool
-	run      multi
-	keys     multi
+	// baselineCache: -baseline-cache.
+	baselineCache bool
+	run           multi
+	keys          multi
 }
 
 // multi is a repeatable string flag.
@@ -184,6 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&o.run, "run", "only the cases matching this forge-conform --run glob (repeatable): a quicker, weaker test")
 	fs.BoolVar(&o.cover, "cover", true, "run the unmutated corpus with coverage first; a mutant no case reaches runs only the cases of killed processes")
 	fs.BoolVar(&o.readings, "readings", true, "with -cover, run the corpus under each reading too (about 1m40s), so that a mutant in code a reading serves faces that reading's run")
+	fs.BoolVar(&o.baselineCache, "baseline-cache", true, "reuse the unmutated runs' results (which cases each run keeps, their times, what they execute) from the user's cache when the instrumented build, the SRDs, the runs asked for and the machine's programs are those of the run that saved them")
 	fs.BoolVar(&o.judged, "judged", false, "sample only sites the verdicts file judges in advance (a line or a pattern): each should survive, and a killed one shows a verdict that claims too much")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated files and overlays; binaries are removed) and say where")
 	if err := fs.Parse(args); err != nil {
@@ -343,7 +346,7 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.Chmod(work, 0o755); err != nil {
 		return err
 	}
-	h := &harness{root: root, work: work, runGlobs: o.run, pkgs: map[string]bool{}, noReadings: !o.readings}
+	h := &harness{root: root, work: work, runGlobs: o.run, pkgs: map[string]bool{}, noReadings: !o.readings, useCache: o.baselineCache}
 	for _, m := range all {
 		h.pkgs[m.pkg.Rel] = true
 	}
@@ -353,6 +356,9 @@ func mutate(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	for _, d := range h.dropped {
 		fmt.Fprintln(stderr, "mutate:", d)
+	}
+	if h.cachedBaseline != "" {
+		fmt.Fprintf(stderr, "mutate: the unmutated runs' results are those cached in %s (the same build, SRDs, runs and machine; -baseline-cache=false runs them again)\n", h.cachedBaseline)
 	}
 	limit := o.timeout
 	if limit == 0 {

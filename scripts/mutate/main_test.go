@@ -45,20 +45,39 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	t.Setenv("TMPDIR", tmp)
+	cache := filepath.Join(dir, "cache")
+	t.Setenv("XDG_CACHE_HOME", cache)
 	out := filepath.Join(dir, "report.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
-		"-run", "tool_executor/turn-output-truncate*", "-readings=false", "-verdicts", verdicts, "-json", out, "-v"}, &stdout, &stderr)
-	if code != exitOK && code != exitLow {
-		t.Fatalf("exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	args := []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
+		"-run", "tool_executor/turn-output-truncate*", "-readings=false", "-verdicts", verdicts, "-json", out, "-v"}
+	once := func() (int, *bytes.Buffer, *bytes.Buffer, Report, []byte) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		if code != exitOK && code != exitLow {
+			t.Fatalf("exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep Report
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		return code, &stdout, &stderr, rep, raw
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	code, stdout, stderr, rep, raw := once()
+	if strings.Contains(stderr.String(), "cached in") {
+		t.Errorf("the first run says its baseline came from an empty cache:\n%s", stderr.String())
 	}
-	var rep Report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
+	// The second run reuses the first's baseline (the same build, SRDs,
+	// runs and machine) and judges the mutant alike.
+	code2, _, stderr2, rep2, _ := once()
+	if !strings.Contains(stderr2.String(), "cached in "+cache) {
+		t.Errorf("the second run did not reuse the cached baseline:\n%s", stderr2.String())
+	}
+	if code2 != code || len(rep2.Mutants) != 1 || len(rep.Mutants) == 1 && rep2.Mutants[0].Outcome != rep.Mutants[0].Outcome {
+		t.Errorf("with the cached baseline: exit %d, %+v; without: exit %d, %+v", code2, rep2.Mutants, code, rep.Mutants)
 	}
 	if len(rep.Mutants) != 1 || len(rep.Packages) != 1 || rep.Packages[0].Path != "impl/executor/truncate" {
 		t.Fatalf("report: %s", raw)

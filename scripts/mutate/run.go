@@ -67,6 +67,10 @@ type harness struct {
 	// noReadings leaves the reading runs out (-readings=false).
 	noReadings  bool
 	readingTook time.Duration
+	// useCache reuses a baseline's results from the cache
+	// (basecache.go); cachedBaseline names the record reused.
+	useCache       bool
+	cachedBaseline string
 }
 
 // stage is one forge-conform run against the reference in bin.
@@ -166,6 +170,22 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 		}
 		h.lost = stage{name: "cases of killed processes", narrow: true, run: names, args: allStages()[1].args}
 	}
+	cacheDir, key := "", ""
+	if h.useCache {
+		if cacheDir = baselineCacheDir(); cacheDir != "" {
+			if key, err = h.baselineKey(first); err != nil {
+				return 0, fmt.Errorf("naming the baseline for its cache (or run with -baseline-cache=false): %w", err)
+			}
+			ok, err := h.loadBaseline(cacheDir, key)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				h.cachedBaseline = filepath.Join(cacheDir, key+".gob")
+				return h.stagesTook(), nil
+			}
+		}
+	}
 	skipped := map[string]bool{} // cases no stage so far has run
 	for i, st := range allStages() {
 		if len(st.pkgs) > 0 {
@@ -240,11 +260,21 @@ func (h *harness) baseline(ctx context.Context, withCover bool) (time.Duration, 
 	} else {
 		h.dropped = append(h.dropped, "the runs under each reading are left out: coverage picks them (-cover=false)")
 	}
+	if key != "" {
+		if err := h.saveBaseline(cacheDir, key, h.dropped); err != nil {
+			h.dropped = append(h.dropped, fmt.Sprintf("the baseline was not cached (%v): the next run runs it again", err))
+		}
+	}
+	return h.stagesTook(), nil
+}
+
+// stagesTook is the time the unmutated stages took together.
+func (h *harness) stagesTook() time.Duration {
 	var total time.Duration
 	for _, st := range h.stages {
 		total += st.took
 	}
-	return total, nil
+	return total
 }
 
 // build builds ./cmd/forge-conform into bin, with overlay when not "".
