@@ -7,8 +7,10 @@
 //   * spec/PROTOCOL.md (FCP/1): JSON Lines on stdin/stdout, one response per
 //     request, the ops hello, call, definitions, reset and bye.
 //   * LIST_DIRECTORY_SRD.md v1.1: requirement IDs FR-LD-*, NFR-LD-*, CFG-LD-*.
-//   * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07) and §3.6.8
-//     (read_file, FR-TOOL-READ-01, CFG-READ-01).
+//   * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07), §3.6.3-4 (a
+//     time limit per call, FR-EXE-03, checked as the tools work, FR-EXE-04;
+//     the limits from [tools.timeouts], CFG-TMO-01) and §3.6.8 (read_file,
+//     FR-TOOL-READ-01, CFG-READ-01).
 //   * spec/INTERPRETATIONS.md where the SRDs leave room (I-LD-nn, I-SBX-nn,
 //     I-RF-nn): the comments name the reading taken.
 //
@@ -39,6 +41,28 @@ const denied = (reason, fields) =>
   new ToolError('SandboxViolation', `sandbox violation (${reason}): ${fields.attempted}`, {
     denial: { reason, ...fields },
   });
+
+// A call's time limit (FR-EXE-03), fixed when the call starts. Tools call
+// check() before each filesystem operation of their work, so a call past its
+// limit stops working (FR-EXE-04: long-running work checks its abort
+// periodically) instead of walking on.
+class Deadline {
+  constructor(tool, seconds) {
+    this.tool = tool;
+    this.seconds = seconds;
+    this.at = performance.now() + seconds * 1000;
+  }
+
+  passed() { return performance.now() >= this.at; }
+
+  error() {
+    return new ToolError('Timeout', `${this.tool} timed out after ${this.seconds}s`, { tool: this.tool });
+  }
+
+  check() {
+    if (this.passed()) throw this.error();
+  }
+}
 
 // Lossy UTF-8 (NFR-LD-REL-02): the WHATWG decoder puts one U+FFFD per maximal
 // ill-formed subpart (I-LD-01). ignoreBOM keeps a leading U+FEFF in a name.
@@ -199,7 +223,7 @@ const entryErrorCode = (err) => (err.code === 'EACCES' || err.code === 'EPERM' ?
 
 const SLASH = Buffer.from('/');
 
-function listDirectory(args, ctx, config) {
+function listDirectory(args, ctx, config, deadline) {
   validate(LIST_DIRECTORY_SCHEMA, args);
   const cfg = table(config, 'list_directory');
   const capEntries = get(cfg, 'max_entries', 200); // CFG-LD-05 built-in defaults
@@ -230,6 +254,7 @@ function listDirectory(args, ctx, config) {
   // FR-LD-VAL-07: the sandbox before any filesystem access.
   const root = sandboxResolve('list_directory', p, ctx.working_dir, config);
   // FR-LD-VAL-08, FR-LD-ERR-03: an existing directory, else ExecutionFailed.
+  deadline.check();
   let st;
   try {
     st = fs.statSync(root);
@@ -239,6 +264,7 @@ function listDirectory(args, ctx, config) {
   }
   if (!st.isDirectory()) throw failed('list_directory', `path is not a directory: ${p}`);
   const rootBuf = Buffer.from(root);
+  deadline.check();
   let names;
   try {
     names = fs.readdirSync(rootBuf, { encoding: 'buffer' });
@@ -267,6 +293,7 @@ function listDirectory(args, ctx, config) {
       };
       let children = null; // names of a directory to descend into
       let st = null;
+      deadline.check(); // FR-EXE-03/04: stop once the call's limit has passed
       try {
         st = fs.lstatSync(full, { bigint: true }); // no-follow metadata (entry field rules)
       } catch (e) { // FR-LD-LST-04: still listed, as unknown
@@ -281,6 +308,7 @@ function listDirectory(args, ctx, config) {
         if (entry.type === 'dir' && depth < maxDepth) {
           // Only entries lstat calls directories are read: symlinks are never
           // followed (FR-LD-VAL-09, NFR-LD-SEC-03).
+          deadline.check();
           try {
             children = fs.readdirSync(full, { encoding: 'buffer' });
           } catch (e) { // FR-LD-LST-08, I-LD-08: the dir's own entry becomes the error
@@ -343,7 +371,7 @@ function render(p, entries, maxEntries, ctx, reason) {
 const SNIFF_BYTES = 8192;
 const BINARY_HEADER = '[binary:base64]';
 
-function readFile(args, ctx, config) {
+function readFile(args, ctx, config, deadline) {
   validate(READ_FILE_SCHEMA, args);
   const start = get(args, 'start_line', null);
   const end = get(args, 'end_line', null);
@@ -358,6 +386,7 @@ function readFile(args, ctx, config) {
   // FR-VAL-06: the canonical path holds no symlink; O_NOFOLLOW refuses one
   // swapped in after validation. O_NONBLOCK: a FIFO must not hang the call.
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  deadline.check();
   let fd;
   try {
     fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -366,12 +395,14 @@ function readFile(args, ctx, config) {
     throw failed('read_file', `cannot open ${args.path}: ${shortMessage(e)}`);
   }
   try {
+    deadline.check(); // a slow open may have outlived the call's limit (FR-EXE-03)
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) throw failed('read_file', `${args.path} is a directory; use list_directory`);
     if (!st.isFile()) throw failed('read_file', `${args.path} is not a regular file`);
 
     // Binary detection: the first 8 KB hold a NUL or do not decode as UTF-8.
     // A character cut by the window's end is not a failure (I-RF-05).
+    deadline.check();
     const window = Buffer.alloc(Math.min(SNIFF_BYTES, st.size));
     const got = fs.readSync(fd, window, 0, window.length, 0);
     let binary = window.subarray(0, got).includes(0);
@@ -384,6 +415,7 @@ function readFile(args, ctx, config) {
     }
     if (binary) {
       if (start !== null || end !== null) throw badArgs('line ranges are not valid for a binary file');
+      deadline.check();
       return [readBinary(fd, st.size, outputLimit), false]; // FR-TOOL-READ-01b
     }
     if (start === null && end === null) {
@@ -391,9 +423,10 @@ function readFile(args, ctx, config) {
         throw failed('read_file', `file is ${st.size} bytes, more than the read limit of ${readLimit} bytes; `
           + 'read a line range with start_line and end_line');
       }
+      deadline.check();
       return [decode(fs.readFileSync(fd)), true];
     }
-    return [readLines(fd, start || 1, end, maxScan), true];
+    return [readLines(fd, start || 1, end, maxScan, deadline), true];
   } finally {
     fs.closeSync(fd);
   }
@@ -401,13 +434,14 @@ function readFile(args, ctx, config) {
 
 // Lines start..end, each with its own terminator (I-RF-01), streaming from the
 // start and never consuming more than maxScan bytes (FR-TOOL-READ-01a, I-RF-04).
-function readLines(fd, start, end, maxScan) {
+function readLines(fd, start, end, maxScan, deadline) {
   const out = [];
   let line = []; let n = 0; let consumed = 0; let pos = 0;
   const buf = Buffer.alloc(65536);
   const narrow = () => failed('read_file',
     `reaching line ${end === null ? 'EOF' : end} means scanning more than ${maxScan} bytes; narrow the range`);
   while (end === null || n < end) {
+    deadline.check(); // FR-EXE-03/04: a long scan stops at the call's limit
     const got = fs.readSync(fd, buf, 0, buf.length, pos);
     if (got === 0) { // EOF: a last line without newline still counts; an end beyond EOF reads through EOF
       if (line.length && ++n >= start) out.push(...line);
@@ -461,6 +495,18 @@ const DEFINITIONS = [ // §3.3: sorted by name; FR-LD-DEF-01..04 and read_file's
 
 const TOOL_FUNCS = { list_directory: listDirectory, read_file: readFile };
 
+// FR-EXE-03: a tool's own timeout() wins, else ctx.default_timeout. read_file's
+// own is [tools.timeouts] file_operations_seconds (CFG-TMO-01a); list_directory
+// has none (its SRD names no timeout), so it gets default_seconds.
+const TIMEOUT_KEYS = { list_directory: 'default_seconds', read_file: 'file_operations_seconds' };
+
+// [tools.timeouts] <key> (CFG-TMO-01), 30 s when absent; a value that is not a
+// positive number keeps the default, so a call always has a limit.
+function timeoutSeconds(config, key) {
+  const v = table(config, 'timeouts')[key];
+  return typeof v === 'number' && v > 0 && v < Infinity ? v : 30;
+}
+
 // §3.2: look the tool up, validate, run with a fresh context.
 function call(req) {
   const c = req.call;
@@ -471,7 +517,17 @@ function call(req) {
   if (typeof ctx.working_dir !== 'string' || !ctx.working_dir.startsWith('/')) {
     throw badArgs('ctx.working_dir must be an absolute path');
   }
-  const [content, allowTruncation] = func(c.args, ctx, req.config || {});
+  const config = req.config || {};
+  const deadline = new Deadline(c.name, timeoutSeconds(config, TIMEOUT_KEYS[c.name]));
+  let content; let allowTruncation;
+  try {
+    [content, allowTruncation] = func(c.args, ctx, config, deadline);
+  } catch (e) {
+    // FR-EXE-03: a call that fails after its limit has passed is Timeout,
+    // whatever its own failure (a slow open that ends in EIO, say).
+    if (e instanceof ToolError && deadline.passed()) throw deadline.error();
+    throw e;
+  }
   return { ok: true, content, allow_truncation: allowTruncation };
 }
 

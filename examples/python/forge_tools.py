@@ -7,8 +7,10 @@ reference, to show a newcomer what an implementation looks like:
   * spec/PROTOCOL.md (FCP/1): JSON Lines on stdin/stdout, one response per
     request, the ops hello, call, definitions, reset and bye.
   * LIST_DIRECTORY_SRD.md v1.1: requirement IDs FR-LD-*, NFR-LD-*, CFG-LD-*.
-  * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07) and §3.6.8
-    (read_file, FR-TOOL-READ-01, CFG-READ-01).
+  * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07), §3.6.3-4 (a
+    time limit per call, FR-EXE-03, checked as the tools work, FR-EXE-04;
+    the limits from [tools.timeouts], CFG-TMO-01) and §3.6.8 (read_file,
+    FR-TOOL-READ-01, CFG-READ-01).
   * spec/INTERPRETATIONS.md where the SRDs leave room (I-LD-nn, I-SBX-nn,
     I-RF-nn): the comments name the reading taken.
 
@@ -23,9 +25,11 @@ import codecs
 import errno
 import fnmatch
 import json
+import math
 import os
 import stat
 import sys
+import time
 
 IMPLEMENTATION = {"name": "forge-tools-python", "version": "0.1.0", "language": "python"}
 TOOLS = ["list_directory", "read_file"]
@@ -57,6 +61,27 @@ def denied(reason, **fields):
     err = ToolError("SandboxViolation", "sandbox violation (%s): %s" % (reason, what))
     err.obj["denial"] = denial
     return err
+
+
+class Deadline:
+    """A call's time limit (FR-EXE-03), fixed when the call starts. Tools call
+    check() before each filesystem operation of their work, so a call past its
+    limit stops working (FR-EXE-04: long-running work checks its abort
+    periodically) instead of walking on."""
+
+    def __init__(self, tool, seconds):
+        self.tool, self.seconds = tool, seconds
+        self.at = time.monotonic() + seconds
+
+    def passed(self):
+        return time.monotonic() >= self.at
+
+    def error(self):
+        return ToolError("Timeout", "%s timed out after %gs" % (self.tool, self.seconds), tool=self.tool)
+
+    def check(self):
+        if self.passed():
+            raise self.error()
 
 
 def json_text(value):
@@ -218,7 +243,7 @@ def short_message(err):
     return os.strerror(err.errno).lower() if err.errno else str(err)
 
 
-def list_directory(args, ctx, config):
+def list_directory(args, ctx, config, deadline):
     validate(LIST_DIRECTORY_SCHEMA, args)
     cfg = table(config, "list_directory")
     cap_entries = cfg.get("max_entries", 200)  # CFG-LD-05 built-in defaults
@@ -249,6 +274,7 @@ def list_directory(args, ctx, config):
     # FR-LD-VAL-07: the sandbox before any filesystem access.
     root = sandbox_resolve("list_directory", path, ctx["working_dir"], config)
     # FR-LD-VAL-08, FR-LD-ERR-03: an existing directory, else ExecutionFailed.
+    deadline.check()
     try:
         st = os.stat(root)
     except OSError as e:
@@ -257,6 +283,7 @@ def list_directory(args, ctx, config):
         raise failed("list_directory", "cannot access %s: %s" % (path, short_message(e)))
     if not stat.S_ISDIR(st.st_mode):
         raise failed("list_directory", "path is not a directory: %s" % path)
+    deadline.check()
     try:
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
         names = os.listdir(root_fd)
@@ -277,6 +304,7 @@ def list_directory(args, ctx, config):
             if hidden and not include["hidden"]:
                 continue  # FR-LD-LST-06: omitted, and not traversed
             rel = prefix + name
+            deadline.check()  # FR-EXE-03/04: stop once the call's limit has passed
             entry = {"name": name, "path": rel, "depth": depth, "type": "unknown", "size_bytes": None,
                      "modified_epoch_ms": None, "is_hidden": hidden, "error_code": None, "error": None}
             child = None  # (fd, names) of a directory to descend into
@@ -293,6 +321,7 @@ def list_directory(args, ctx, config):
                 if st.st_mtime_ns >= 0:  # I-LD-10: truncated to ms; before 1970 is null
                     entry["modified_epoch_ms"] = st.st_mtime_ns // 1_000_000
                 if entry["type"] == "dir" and depth < max_depth:
+                    deadline.check()
                     try:  # O_NOFOLLOW: never follow a symlink swapped in (NFR-LD-SEC-03)
                         fd = os.open(raw, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
                         try:
@@ -375,7 +404,7 @@ SNIFF_BYTES = 8192
 BINARY_HEADER = "[binary:base64]"
 
 
-def read_file(args, ctx, config):
+def read_file(args, ctx, config, deadline):
     validate(READ_FILE_SCHEMA, args)
     start, end = args.get("start_line"), args.get("end_line")
     if start is not None and end is not None and start > end:
@@ -390,12 +419,16 @@ def read_file(args, ctx, config):
     path = sandbox_resolve("read_file", args["path"], ctx["working_dir"], config)
     # FR-VAL-06: the canonical path holds no symlink; O_NOFOLLOW refuses one
     # swapped in after validation. O_NONBLOCK: a FIFO must not hang the call.
+    deadline.check()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as e:
         if e.errno in (errno.ENOENT, errno.ENOTDIR):
             raise failed("read_file", "file not found: %s" % args["path"])
         raise failed("read_file", "cannot open %s: %s" % (args["path"], short_message(e)))
+    if deadline.passed():  # a slow open may have outlived the call's limit (FR-EXE-03)
+        os.close(fd)
+        raise deadline.error()
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
@@ -407,6 +440,7 @@ def read_file(args, ctx, config):
 
         # Binary detection: the first 8 KB hold a NUL or do not decode as
         # UTF-8. A character cut by the window's end is not a failure (I-RF-05).
+        deadline.check()
         window = f.read(SNIFF_BYTES)
         binary = b"\0" in window
         if not binary:
@@ -418,22 +452,24 @@ def read_file(args, ctx, config):
         if binary:
             if start is not None or end is not None:
                 raise bad_args("line ranges are not valid for a binary file")
-            return read_binary(f, window, size, output_limit), False  # FR-TOOL-READ-01b
+            return read_binary(f, window, size, output_limit, deadline), False  # FR-TOOL-READ-01b
 
         f.seek(0)
         if start is None and end is None:
             if size > read_limit:  # instruct the model to use a line range (I-RF-03)
                 raise failed("read_file", "file is %d bytes, more than the read limit of %d bytes; read a line "
                              "range with start_line and end_line" % (size, read_limit))
+            deadline.check()
             return f.read().decode("utf-8", "replace"), True
-        return read_lines(f, start or 1, end, max_scan), True
+        return read_lines(f, start or 1, end, max_scan, deadline), True
 
 
-def read_lines(f, start, end, max_scan):
+def read_lines(f, start, end, max_scan, deadline):
     """Lines start..end, each with its own terminator (I-RF-01), streaming and
     never consuming more than max_scan bytes (FR-TOOL-READ-01a, I-RF-04)."""
     out, scanned, n = [], 0, 0
     while end is None or n < end:
+        deadline.check()  # FR-EXE-03/04: a long scan stops at the call's limit
         # A line longer than what is left of the bound comes back cut, and
         # then the count passes the bound: no need to read further.
         line = f.readline(max_scan - scanned + 1)
@@ -449,7 +485,7 @@ def read_lines(f, start, end, max_scan):
     return b"".join(out).decode("utf-8", "replace")
 
 
-def read_binary(f, window, size, output_limit):
+def read_binary(f, window, size, output_limit, deadline):
     """`[binary:base64]` (+ ` [truncated]`), `\\n`, base64 of the longest prefix
     whose output fits output_limit (I-RF-06)."""
     whole = len(BINARY_HEADER) + 1 + 4 * ((size + 2) // 3)
@@ -463,6 +499,7 @@ def read_binary(f, window, size, output_limit):
         n = (room // 4) * 3
     data = window[:n]
     if len(data) < n:
+        deadline.check()
         data += f.read(n - len(data))
     return header + "\n" + base64.b64encode(data).decode("ascii")
 
@@ -480,6 +517,20 @@ DEFINITIONS = [  # §3.3: sorted by name; FR-LD-DEF-01..04 and read_file's side 
 
 TOOL_FUNCS = {"list_directory": list_directory, "read_file": read_file}
 
+# FR-EXE-03: a tool's own timeout() wins, else ctx.default_timeout. read_file's
+# own is [tools.timeouts] file_operations_seconds (CFG-TMO-01a); list_directory
+# has none (its SRD names no timeout), so it gets default_seconds.
+TIMEOUT_KEYS = {"list_directory": "default_seconds", "read_file": "file_operations_seconds"}
+
+
+def timeout_seconds(config, key):
+    """[tools.timeouts] <key> (CFG-TMO-01), 30 s when absent; a value that is
+    not a positive number keeps the default, so a call always has a limit."""
+    v = table(config, "timeouts").get(key)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf:
+        return v
+    return 30
+
 
 def call(req):
     """§3.2: look the tool up, validate, run with a fresh context."""
@@ -493,7 +544,16 @@ def call(req):
     wd = ctx.get("working_dir")
     if not isinstance(wd, str) or not wd.startswith("/"):
         raise bad_args("ctx.working_dir must be an absolute path")
-    content, allow_truncation = func(c.get("args"), ctx, req.get("config") or {})
+    config = req.get("config") or {}
+    deadline = Deadline(c["name"], timeout_seconds(config, TIMEOUT_KEYS[c["name"]]))
+    try:
+        content, allow_truncation = func(c.get("args"), ctx, config, deadline)
+    except ToolError:
+        # FR-EXE-03: a call that fails after its limit has passed is Timeout,
+        # whatever its own failure (a slow open that ends in EIO, say).
+        if deadline.passed():
+            raise deadline.error() from None
+        raise
     return {"ok": True, "content": content, "allow_truncation": allow_truncation}
 
 

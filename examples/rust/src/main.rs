@@ -7,8 +7,10 @@
 //! * spec/PROTOCOL.md (FCP/1): JSON Lines on stdin/stdout, one response per
 //!   request, the ops hello, call, definitions, reset and bye.
 //! * LIST_DIRECTORY_SRD.md v1.1: requirement IDs FR-LD-*, NFR-LD-*, CFG-LD-*.
-//! * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07) and §3.6.8
-//!   (read_file, FR-TOOL-READ-01, CFG-READ-01).
+//! * TOOL_EXECUTOR_SRD.md §3.5 (the sandbox, FR-VAL-03..07), §3.6.3-4 (a
+//!   time limit per call, FR-EXE-03, checked as the tools work, FR-EXE-04;
+//!   the limits from [tools.timeouts], CFG-TMO-01) and §3.6.8 (read_file,
+//!   FR-TOOL-READ-01, CFG-READ-01).
 //! * spec/INTERPRETATIONS.md where the SRDs leave room (I-LD-nn, I-SBX-nn,
 //!   I-RF-nn): the comments name the reading taken.
 //!
@@ -29,6 +31,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------------------
 // Errors: ToolError (TOOL_EXECUTOR_SRD §4.1, NFR-ERR-01) as FCP/1's error object
@@ -61,6 +64,54 @@ fn short_message(err: &io::Error) -> String {
 }
 
 type Result<T> = std::result::Result<T, ToolError>;
+
+// ---------------------------------------------------------------------------
+// The call's time limit (TOOL_EXECUTOR_SRD §3.6.3-4)
+// ---------------------------------------------------------------------------
+
+/// A call's time limit (FR-EXE-03), fixed when the call starts. Tools call
+/// check() before each filesystem operation of their work, so a call past its
+/// limit stops working (FR-EXE-04: long-running work checks its abort
+/// periodically) instead of walking on.
+#[derive(Clone, Copy)]
+struct Deadline {
+    tool: &'static str,
+    seconds: f64,
+    at: Instant,
+}
+
+impl Deadline {
+    fn new(tool: &'static str, seconds: f64) -> Deadline {
+        // Capped at about 31 years: from_secs_f64 panics on overflow.
+        let at = Instant::now() + Duration::from_secs_f64(seconds.min(1e9));
+        Deadline { tool, seconds, at }
+    }
+
+    fn passed(&self) -> bool {
+        Instant::now() >= self.at
+    }
+
+    fn error(&self) -> ToolError {
+        let message = format!("{} timed out after {}s", self.tool, self.seconds);
+        ToolError(json!({"kind": "Timeout", "message": message, "tool": self.tool}))
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.passed() {
+            return Err(self.error());
+        }
+        Ok(())
+    }
+}
+
+/// [tools.timeouts] <key> (CFG-TMO-01), 30 s when absent; a value that is not
+/// a positive number keeps the default, so a call always has a limit.
+fn timeout_seconds(config: &Value, key: &str) -> f64 {
+    table(config, "timeouts")[key]
+        .as_f64()
+        .filter(|s| *s > 0.0 && s.is_finite())
+        .unwrap_or(30.0)
+}
 
 // ---------------------------------------------------------------------------
 // Small JSON helpers
@@ -339,11 +390,12 @@ struct Lister {
     max_entries: usize,
     entries: Vec<Entry>,
     truncated: bool,
+    deadline: Deadline,
 }
 
 impl Lister {
     /// Depth-first pre-order (FR-LD-LST-05); false once max_entries stops it.
-    fn visit(&mut self, dir: &Path, names: Vec<OsString>, prefix: &str, raw_prefix: &[u8], depth: usize) -> bool {
+    fn visit(&mut self, dir: &Path, names: Vec<OsString>, prefix: &str, raw_prefix: &[u8], depth: usize) -> Result<bool> {
         // Names are bytes; order and output use the lossy UTF-8 string
         // (NFR-LD-REL-02, I-LD-01), ties broken by the raw bytes (I-LD-02).
         let mut names: Vec<(String, OsString)> = names
@@ -370,6 +422,7 @@ impl Lister {
                 error: None,
             };
             let mut children = None; // the names of a directory to descend into
+            self.deadline.check()?; // FR-EXE-03/04: stop once the call's limit has passed
             match fs::symlink_metadata(&full) {
                 // FR-LD-LST-04: an entry whose metadata fails is still listed, as unknown.
                 Err(e) => {
@@ -398,6 +451,7 @@ impl Lister {
                     // Only entries lstat calls directories are read: symlinks
                     // are never followed (FR-LD-VAL-09, NFR-LD-SEC-03).
                     if ft.is_dir() && depth < self.max_depth {
+                        self.deadline.check()?;
                         match read_names(&full) {
                             Ok(names) => children = Some(names),
                             // FR-LD-LST-08, I-LD-08: the directory's own entry becomes the error.
@@ -426,17 +480,17 @@ impl Lister {
                 if self.entries.len() == self.max_entries {
                     // FR-LD-LST-07: max_entries reached and one more exists (I-LD-04).
                     self.truncated = true;
-                    return false;
+                    return Ok(false);
                 }
                 self.entries.push(entry);
             }
             if let Some(names) = children {
-                if !self.visit(&full, names, &child_prefix, &raw_child_prefix, depth + 1) {
-                    return false;
+                if !self.visit(&full, names, &child_prefix, &raw_child_prefix, depth + 1)? {
+                    return Ok(false);
                 }
             }
         }
-        true
+        Ok(true)
     }
 }
 
@@ -453,7 +507,7 @@ fn normalize_path(path: &str) -> String {
     }
 }
 
-fn list_directory(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)> {
+fn list_directory(args: &Value, ctx: &Value, config: &Value, deadline: Deadline) -> Result<(String, bool)> {
     validate(LIST_DIRECTORY_PROPS, args)?;
     let cfg = table(config, "list_directory");
     let cap_entries = cfg_int(cfg, "max_entries", 200); // CFG-LD-05 built-in defaults
@@ -488,6 +542,7 @@ fn list_directory(args: &Value, ctx: &Value, config: &Value) -> Result<(String, 
         max_entries: max_entries as usize,
         entries: Vec::new(),
         truncated: false,
+        deadline,
     };
     if !(lister.include_files || lister.include_dirs || lister.include_symlinks) {
         // FR-LD-VAL-05
@@ -506,14 +561,16 @@ fn list_directory(args: &Value, ctx: &Value, config: &Value) -> Result<(String, 
     let working_dir = ctx["working_dir"].as_str().unwrap_or("");
     let root = sandbox_resolve("list_directory", path, working_dir, config)?;
     // FR-LD-VAL-08, FR-LD-ERR-03: an existing directory, else ExecutionFailed.
+    deadline.check()?;
     match fs::metadata(&root) {
         Err(_) => return Err(failed("list_directory", format!("path does not exist: {}", path))),
         Ok(m) if !m.is_dir() => return Err(failed("list_directory", format!("path is not a directory: {}", path))),
         Ok(_) => {}
     }
+    deadline.check()?;
     let names = read_names(&root)
         .map_err(|e| failed("list_directory", format!("cannot read directory {}: {}", path, short_message(&e))))?;
-    lister.visit(&root, names, "", b"", 1);
+    lister.visit(&root, names, "", b"", 1)?;
 
     // FR-LD-OUT-01: sorted by the lossy path; ties by raw bytes (I-LD-02).
     let mut entries = lister.entries;
@@ -573,7 +630,7 @@ fn render(path: &str, entries: &[Entry], max_entries: i64, ctx: &Value, reason: 
 const SNIFF_BYTES: usize = 8192;
 const BINARY_HEADER: &str = "[binary:base64]";
 
-fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)> {
+fn read_file(args: &Value, ctx: &Value, config: &Value, deadline: Deadline) -> Result<(String, bool)> {
     validate(READ_FILE_PROPS, args)?;
     let start = args.get("start_line").and_then(as_integer);
     let end = args.get("end_line").and_then(as_integer);
@@ -594,6 +651,7 @@ fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)
     // canonical path, open it, and abort if what was opened is not what was
     // validated (same device and inode). Only regular files are opened, so a
     // FIFO never blocks the call.
+    deadline.check()?;
     let before = fs::symlink_metadata(&path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => failed("read_file", format!("file not found: {}", shown)),
         _ => failed("read_file", format!("cannot open {}: {}", shown, short_message(&e))),
@@ -605,7 +663,9 @@ fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)
         return Err(failed("read_file", format!("{} is not a regular file", shown)));
     }
     let io_failed = |e: io::Error| failed("read_file", format!("cannot read {}: {}", shown, short_message(&e)));
+    deadline.check()?;
     let mut file = fs::File::open(&path).map_err(io_failed)?;
+    deadline.check()?; // a slow open may have outlived the call's limit (FR-EXE-03)
     let meta = file.metadata().map_err(io_failed)?;
     if (meta.dev(), meta.ino()) != (before.dev(), before.ino()) {
         return Err(failed("read_file", format!("{} changed while it was being opened", shown)));
@@ -614,6 +674,7 @@ fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)
 
     // Binary detection: the first 8 KB hold a NUL or do not decode as UTF-8.
     // A character cut by the window's end is not a failure (I-RF-05).
+    deadline.check()?;
     let mut window = Vec::with_capacity(SNIFF_BYTES);
     (&mut file).take(SNIFF_BYTES as u64).read_to_end(&mut window).map_err(io_failed)?;
     let binary = window.contains(&0)
@@ -626,6 +687,7 @@ fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)
         if start.is_some() || end.is_some() {
             return Err(bad_args("line ranges are not valid for a binary file".into()));
         }
+        deadline.check()?;
         return Ok((read_binary(file, window, size, output_limit)?, false)); // FR-TOOL-READ-01b
     }
     let mut rest = window;
@@ -640,18 +702,26 @@ fn read_file(args: &Value, ctx: &Value, config: &Value) -> Result<(String, bool)
                 ),
             ));
         }
+        deadline.check()?;
         file.read_to_end(&mut rest).map_err(io_failed)?;
         return Ok((String::from_utf8_lossy(&rest).into_owned(), true));
     }
     let reader = BufReader::new(io::Cursor::new(rest).chain(file));
-    Ok((read_lines(reader, start.unwrap_or(1), end, max_scan)?, true))
+    Ok((read_lines(reader, start.unwrap_or(1), end, max_scan, deadline)?, true))
 }
 
 /// Lines start..=end, each with its own terminator (I-RF-01), streaming from
 /// the start and never consuming more than max_scan bytes (FR-TOOL-READ-01a, I-RF-04).
-fn read_lines<R: BufRead>(mut reader: R, start: i64, end: Option<i64>, max_scan: i64) -> Result<String> {
+fn read_lines<R: BufRead>(
+    mut reader: R,
+    start: i64,
+    end: Option<i64>,
+    max_scan: i64,
+    deadline: Deadline,
+) -> Result<String> {
     let (mut out, mut scanned, mut n) = (Vec::new(), 0i64, 0i64);
     while end.map_or(true, |e| n < e) {
+        deadline.check()?; // FR-EXE-03/04: a long scan stops at the call's limit
         // A line longer than what is left of the bound comes back cut, and
         // then the count passes the bound: no need to read further.
         let mut line = Vec::new();
@@ -731,12 +801,25 @@ fn call(req: &Value) -> Result<Value> {
     }
     let args = &req["call"]["args"];
     let config = &req["config"];
-    let (content, allow_truncation) = match name {
-        "list_directory" => list_directory(args, ctx, config)?,
-        "read_file" => read_file(args, ctx, config)?,
+    // FR-EXE-03: a tool's own timeout() wins, else ctx.default_timeout.
+    // read_file's own is [tools.timeouts] file_operations_seconds
+    // (CFG-TMO-01a); list_directory has none (its SRD names no timeout), so it
+    // gets default_seconds.
+    type Tool = fn(&Value, &Value, &Value, Deadline) -> Result<(String, bool)>;
+    let (tool, run, timeout_key): (&'static str, Tool, &str) = match name {
+        "list_directory" => ("list_directory", list_directory, "default_seconds"),
+        "read_file" => ("read_file", read_file, "file_operations_seconds"),
         _ => {
             return Err(ToolError(json!({"kind": "UnknownTool", "message": format!("unknown tool {}", quote(name)), "tool": name})))
         }
+    };
+    let deadline = Deadline::new(tool, timeout_seconds(config, timeout_key));
+    let (content, allow_truncation) = match run(args, ctx, config, deadline) {
+        Ok(result) => result,
+        // FR-EXE-03: a call that fails after its limit has passed is Timeout,
+        // whatever its own failure (a slow open that ends in EIO, say).
+        Err(_) if deadline.passed() => return Err(deadline.error()),
+        Err(e) => return Err(e),
     };
     Ok(json!({"ok": true, "content": content, "allow_truncation": allow_truncation}))
 }
