@@ -50,7 +50,9 @@
 // first with a build instrumented by -cover, and so does the corpus under
 // each reading alone; a mutant in statements no run executes runs only the
 // cases whose process is killed (which write no counters) and, surviving
-// them, is reported uncovered.
+// them, is reported uncovered. What the unmutated runs found is cached
+// (basecache.go): a run over the same build, SRDs, runs and machine reuses
+// it (-baseline-cache=false: run them again).
 //
 // Warnings (SHOULD/MAY, advice) do not kill: --strict is off, a missed
 // SHOULD is not a failure of the SRD. A mutant that does not compile is
