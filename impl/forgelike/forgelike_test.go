@@ -20,7 +20,7 @@ import (
 )
 
 // wantFailed are the cases an implementation behaving as Forge does must
-// fail, with the exact IDs their failures name: the 29 LP1 grammar
+// fail, with the exact IDs their failures name: the 30 LP1 grammar
 // deviations (Forge's parser accepts what LP1's EBNF forbids), read_file
 // requiring approval (FR-TOOL-READ-01), summaries that redact "sk-" keys
 // only (FR-APR-01), LP1 parse errors pre-resolved as BadArgs in a turn
@@ -47,6 +47,7 @@ var wantFailed = map[string][]string{
 	"lp1/nbsp-separator":         {"LP1-GRM-03"},
 	"lp1/nbsp-after-path":        {"LP1-GRM-03"},
 	"lp1/nbsp-in-path":           {"LP1-GRM-04"},
+	"lp1/path-begins-with-nbsp":  {"LP1-GRM-04"},
 	"lp1/line-separator-in-path": {"LP1-GRM-04"},
 	"lp1/form-feed-line":         {"LP1-GRM-03"},
 	// a bare CR in a row (a block row, a comment, after END)
