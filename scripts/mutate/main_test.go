@@ -49,7 +49,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	out := filepath.Join(dir, "report.json")
 	args := []string{"-pkg", "^impl/executor/truncate$", "-n", "1", "-seed", "3",
-		"-run", "tool_executor/turn-output-truncate*", "-readings=false", "-verdicts", verdicts, "-json", out, "-v"}
+		"-run", "tool_executor/turn-output-truncate*", "-readings=false", "-budget", "0", "-verdicts", verdicts, "-json", out, "-v"}
 	once := func() (int, *bytes.Buffer, *bytes.Buffer, Report, []byte) {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), args, &stdout, &stderr)
