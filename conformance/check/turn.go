@@ -330,21 +330,53 @@ func TurnExpectation(in TurnInput) []Failure {
 		}
 	}
 	if exp.History != nil {
-		var want, got any
-		if err := decodeJSON(exp.History, &want); err != nil {
+		if d, err := historyDiff(exp.History, final.History); err != nil {
 			bad("case history expectation is not valid JSON: %v", err)
-		} else {
-			raw, _ := json.Marshal(final.History)
-			_ = decodeJSON(raw, &got)
-			proj := Project(want, got)
-			if !reflect.DeepEqual(want, proj) {
-				out = append(out, Failure{IDs: ids, Kind: KindExpect,
-					Message: "history differs from the expectation (only the fields the case lists are compared)",
-					Diff:    diff.JSON(want, proj, exp.History)})
+		} else if d != "" {
+			out = append(out, Failure{IDs: ids, Kind: KindExpect,
+				Message: "history differs from the expectation (only the fields the case lists are compared)",
+				Diff:    d})
+		}
+	}
+	if len(exp.HistoryAnyOf) > 0 {
+		var why []string
+		for i, alt := range exp.HistoryAnyOf {
+			d, err := historyDiff(alt, final.History)
+			if err != nil {
+				bad("case history_any_of[%d] is not valid JSON: %v", i, err)
+				why = nil
+				break
 			}
+			if d == "" {
+				why = nil
+				break
+			}
+			why = append(why, fmt.Sprintf("reading %d:\n%s", i+1, indent(d)))
+		}
+		if len(why) > 0 {
+			out = append(out, Failure{IDs: ids, Kind: KindExpect,
+				Message: fmt.Sprintf("history matches none of the %d forms the SRD allows (only the fields the case lists are compared)", len(why)),
+				Diff:    strings.Join(why, "\n")})
 		}
 	}
 	return out
+}
+
+// historyDiff matches want partially against the final history (arrays by
+// length and element, objects by the keys listed): "" when it holds, else
+// the difference.
+func historyDiff(want json.RawMessage, history []fcp.Message) (string, error) {
+	var w, got any
+	if err := decodeJSON(want, &w); err != nil {
+		return "", err
+	}
+	raw, _ := json.Marshal(history)
+	_ = decodeJSON(raw, &got)
+	proj := Project(w, got)
+	if reflect.DeepEqual(w, proj) {
+		return "", nil
+	}
+	return diff.JSON(w, proj, want), nil
 }
 
 func deref(p *int) int {

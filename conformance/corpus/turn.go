@@ -171,6 +171,11 @@ type TurnExpect struct {
 	// History is matched partially against the final history (arrays by
 	// length and element, objects by the keys listed).
 	History json.RawMessage `json:"history,omitempty"`
+	// HistoryAnyOf lists the histories the SRD allows where it leaves
+	// the form open (a tool use's arguments persisted as the JSON value
+	// or as the text received): the final history matches one of them,
+	// each partially as History.
+	HistoryAnyOf []json.RawMessage `json:"history_any_of,omitempty"`
 	// Counts are side-effect counters: the number of lines each fixture
 	// file (relative to the root; absent counts 0) holds after the case,
 	// every crash and recovery included. A command that appends a line

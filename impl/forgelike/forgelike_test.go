@@ -86,9 +86,11 @@ var wantFailed = map[string][]string{
 	"tool_executor/turn-exec-patch-parse-error": {"FR-TOOL-PATCH-01"},
 
 	// executor: no JSON error passthrough, error results never truncated
-	"tool_executor/turn-exec-json-passthrough": {"FR-ERR-JSON-TOOL-01"},
-	"tool_executor/turn-exec-json-bytes-kept":  {"FR-ERR-JSON-TOOL-02"},
-	"tool_executor/turn-output-truncate-error": {"FR-OUT-04"},
+	"tool_executor/turn-exec-json-passthrough":       {"FR-ERR-JSON-TOOL-01"},
+	"tool_executor/turn-exec-json-bytes-kept":        {"FR-ERR-JSON-TOOL-02"},
+	"tool_executor/turn-output-truncate-error":       {"FR-OUT-04"},
+	"tool_executor/turn-output-truncate-error-kinds": {"FR-OUT-04"},
+	"tool_executor/turn-output-truncate-disabled":    {"FR-OUT-04"},
 	// the same for the engine's own pre-resolved errors
 	"tool_executor/turn-limit-iterations-truncated": {"FR-OUT-04"},
 

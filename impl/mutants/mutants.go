@@ -233,6 +233,7 @@ func All() []Mutant {
 	ms = append(ms, argsDefaultMutants()...)
 	ms = append(ms, abortMutants()...)
 	ms = append(ms, ldHoleMutants()...)
+	ms = append(ms, exeHoleMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
