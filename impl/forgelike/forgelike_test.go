@@ -82,6 +82,7 @@ var wantFailed = map[string][]string{
 	"tool_executor/summary-quoted-password":        {"tool_executor:FR-APR-01"},
 	"tool_executor/summary-single-quoted-token":    {"tool_executor:FR-APR-01"},
 	"tool_executor/summary-unquoted-password":      {"tool_executor:FR-APR-01"},
+	"tool_executor/summary-bearer-token":           {"tool_executor:FR-APR-01"},
 	// the planner pre-resolves an LP1 parse error as BadArgs
 	"tool_executor/turn-exec-patch-parse-error": {"FR-TOOL-PATCH-01"},
 

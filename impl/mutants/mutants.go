@@ -234,6 +234,7 @@ func All() []Mutant {
 	ms = append(ms, abortMutants()...)
 	ms = append(ms, ldHoleMutants()...)
 	ms = append(ms, exeHoleMutants()...)
+	ms = append(ms, sanitizeEndsMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
