@@ -27,7 +27,7 @@ func rfHolesMutants() []Mutant {
 		{
 			Name: "read-file-line-past-u32-clamped", Doc: "read_file clamps a start_line or end_line above 4294967295 to 4294967295 instead of refusing it",
 			Specs: []string{"tool_executor"}, Run: []string{"tool_executor/read-*"},
-			Breaks:  ids("tool_executor", "FR-REG-02", "T-READ-01"),
+			Breaks:  ids("tool_executor", "FR-REG-02"),
 			Options: wrap(onTool("read_file", clampLinePastU32)),
 		},
 	}
