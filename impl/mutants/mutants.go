@@ -235,6 +235,7 @@ func All() []Mutant {
 	ms = append(ms, ldHoleMutants()...)
 	ms = append(ms, exeHoleMutants()...)
 	ms = append(ms, sanitizeEndsMutants()...)
+	ms = append(ms, rfHolesMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
