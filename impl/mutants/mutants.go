@@ -232,6 +232,7 @@ func All() []Mutant {
 	ms = append(ms, escapeSelectMutants()...)
 	ms = append(ms, argsDefaultMutants()...)
 	ms = append(ms, abortMutants()...)
+	ms = append(ms, sfHoleMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }
