@@ -34,7 +34,7 @@ func sfHoleMutants() []Mutant {
 		{
 			Name: "search-files-deny-names-only", Doc: "search_files' walk applies only the denied patterns of the shapes **/NAME and **/NAME/**, so a file under **/src/*.go is searched",
 			Specs:   []string{searchfiles.Name},
-			Breaks:  ids(searchfiles.Name, "NFR-SF-SEC-01", "C-02"),
+			Breaks:  ids(searchfiles.Name, "NFR-SF-SEC-01"),
 			Options: wrap(onTool(searchfiles.Name, denyNamesOnly)),
 		},
 	}
