@@ -236,6 +236,7 @@ func All() []Mutant {
 	ms = append(ms, exeHoleMutants()...)
 	ms = append(ms, sanitizeEndsMutants()...)
 	ms = append(ms, rfHolesMutants()...)
+	ms = append(ms, sfHoleMutants()...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 	return ms
 }

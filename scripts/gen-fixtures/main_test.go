@@ -25,7 +25,7 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "no args", args: nil, code: 2, stderr: []string{"-out DIR is required"}},
 		{name: "bad flag", args: []string{"-bogus"}, code: 2, stderr: []string{"flag provided but not defined: -bogus", "usage:"}},
-		{name: "unknown fixture", args: []string{"-out", out, "nosuch"}, code: 2, stderr: []string{`unknown fixture "nosuch"`, "known: abyss basic ", " longnames lp1 mtimes ", " nonutf8-del nonutf8-only ordering ordering-prefix patch ", " perms read-slow scaling-ld-16x scaling-ld-1x scaling-sf-16x scaling-sf-1x search-basic search-gitignore search-gitignore-class search-perms search-special search-symlinks slow-chain slow-chain-wide sniff-tail special-names "}},
+		{name: "unknown fixture", args: []string{"-out", out, "nosuch"}, code: 2, stderr: []string{`unknown fixture "nosuch"`, "known: abyss basic ", " longnames lp1 mtimes ", " nonutf8-del nonutf8-only ordering ordering-prefix patch ", " perms read-slow scaling-ld-16x scaling-ld-1x scaling-sf-16x scaling-sf-1x search-basic search-gitignore search-gitignore-class search-gitignore-syntax search-gitignore-unreadable search-perms search-special search-symlinks slow-chain slow-chain-wide sniff-tail special-names "}},
 		{name: "bad chown", args: []string{"-out", out, "-chown", "root", "basic"}, code: 2, stderr: []string{"want numeric UID:GID"}},
 		{name: "list all", args: []string{"-list"}, code: 0, stdout: []string{"basic", "12 entries", "bulk", "3251 entries", "faults", "4 faults", "symlinks"}},
 		{name: "list some", args: []string{"-list", "empty"}, code: 0, stdout: []string{"empty                0 entries   0 faults\n"}},
