@@ -46,7 +46,7 @@ type stageRecord struct {
 }
 
 // baselineCacheVersion changes when baselineRecord or the key's parts do.
-const baselineCacheVersion = "mutate-baseline-1"
+const baselineCacheVersion = "mutate-baseline-2"
 
 // keepBaselines is how many records the cache directory keeps.
 const keepBaselines = 4
@@ -75,6 +75,11 @@ func (h *harness) baselineKey(bin string) (string, error) {
 		}
 	}
 	fmt.Fprintln(hash, "run", h.runGlobs, "noReadings", h.noReadings)
+	// The runs' definitions live in this program, not in the build: a
+	// changed stage or reading run must not reuse the old results.
+	for _, st := range append(allStages(), readingStages()...) {
+		fmt.Fprintln(hash, "stage", st.name, st.args("BIN"), st.narrow, st.pkgs, st.globs, st.skips, st.needs)
+	}
 	// What the runs may use of the machine: privileges (root runs
 	// implementations as nobody), FUSE, the programs on PATH.
 	_, fuse := os.Stat("/dev/fuse")
@@ -137,24 +142,25 @@ func (h *harness) loadBaseline(dir, key string) (bool, error) {
 		return m
 	}
 	stages, readings := byName(allStages()), byName(readingStages())
+	var kept, runs []stage
 	for _, r := range rec.Stages {
 		st, ok := stages[r.Name]
 		if !ok {
-			return false, nil // the stages changed under the same build: run afresh
+			return false, nil // a record of other runs: run afresh
 		}
 		st.run, st.took = r.Run, r.Took
-		h.stages = append(h.stages, st)
+		kept = append(kept, st)
 	}
 	for _, r := range rec.Readings {
 		st, ok := readings[r.Name]
 		if !ok {
-			h.stages = nil
 			return false, nil
 		}
 		st.took, st.cover = r.Took, r.Cover
 		st.owns = st.cover.beyond(rec.PlainCover)
-		h.readingRuns = append(h.readingRuns, st)
+		runs = append(runs, st)
 	}
+	h.stages, h.readingRuns = append(h.stages, kept...), append(h.readingRuns, runs...)
 	h.dropped = append(h.dropped, rec.Dropped...)
 	h.cover, h.plainCover, h.readingTook = rec.Cover, rec.PlainCover, rec.ReadingTook
 	return true, nil
